@@ -1,0 +1,16 @@
+/**
+ * The registry of benchmarks run by `npm run bench`. Each benchmark measures its subject and a
+ * baseline in the same run and reports the ratio: these machines are noisy, so absolute
+ * numbers alone mean little.
+ */
+
+/** One benchmark: returns the lines it reports. */
+export interface Bench {
+  name: string;
+  /** What it measures, in one line. */
+  summary: string;
+  run(log: (line: string) => void): Promise<string[]>;
+}
+
+/** Every benchmark, in the order they run. */
+export const BENCHES: Bench[] = [];

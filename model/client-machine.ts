@@ -1,0 +1,235 @@
+/**
+ * The client's decision boundary as an XState v5 machine.
+ *
+ * One question: after a reconnect with `Last-Event-ID: c`, can the client prove that the next
+ * event it receives is c+1 (or that the server's declared replay floor covers c)? If so the
+ * reconnect is *resumed* (or *delayed* while nothing new has arrived); if not, it is
+ * *resumption-failed*; 404/410 is *session-lost*. The rules are applied in the order of
+ * docs/model.md ("The rules"): the guard order of each transition list below IS that order.
+ *
+ * The machine reads only observations (./observations.ts) and its own context
+ * (./context.ts). It never sees the server's log, retention or head: those live in the
+ * world's ground truth and only the claims read them.
+ */
+import { assign, setup } from 'xstate';
+import { INITIAL_CONTEXT, type ClientContext } from './context.js';
+import * as g from './guards.js';
+import type {
+  EventObservation,
+  Observation,
+  OpenObservation,
+  ReconnectObservation,
+  ResponseObservation,
+} from './observations.js';
+import type { Outcome, ReasonCode } from './outcomes.js';
+import { explain } from './reasons.js';
+
+/** Parameters of the `decide` action: the outcome reached and the rule that reached it. */
+export interface DecideParams {
+  outcome: Outcome;
+  code: ReasonCode;
+}
+
+/** The machine's building blocks: named guards and actions over observations only. */
+export const clientSetup = setup({
+  types: {
+    context: {} as ClientContext,
+    events: {} as Observation,
+  },
+  guards: {
+    openOk: ({ event }) => g.openOk(INITIAL_CONTEXT, event),
+    sessionGone: ({ context, event }) => g.sessionGone(context, event as ResponseObservation),
+    statusNotOk: ({ context, event }) => g.statusNotOk(context, event as ResponseObservation),
+    sessionNotDurable: ({ context, event }) =>
+      g.sessionNotDurable(context, event as ResponseObservation),
+    epochChanged: ({ context, event }) => g.epochChanged(context, event as ResponseObservation),
+    cursorBelowFloor: ({ context, event }) =>
+      g.cursorBelowFloor(context, event as ResponseObservation),
+    floorCoversCursor: ({ context, event }) =>
+      g.floorCoversCursor(context, event as ResponseObservation),
+    eventFromOtherStream: ({ context, event }) =>
+      g.eventFromOtherStream(context, event as EventObservation),
+    firstIdIsSuccessor: ({ context, event }) =>
+      g.firstIdIsSuccessor(context, event as EventObservation),
+    idRewinds: ({ context, event }) => g.idRewinds(context, event as EventObservation),
+    cursorDropped: ({ context, event }) => g.cursorDropped(context, event as ReconnectObservation),
+  },
+  actions: {
+    /** A fresh stream: a new session or a re-issued call. Nothing is carried over. */
+    open: assign(({ event }) => ({
+      ...INITIAL_CONTEXT,
+      epoch: (event as OpenObservation).epoch ?? null,
+    })),
+    /** The event is delivered to the application and becomes the cursor. */
+    acceptEvent: assign(({ context, event }) => ({
+      cursor: (event as EventObservation).id,
+      stream: context.stream ?? (event as EventObservation).stream ?? null,
+    })),
+    /** A new reconnect: the cursor it carries is the one to be proven. */
+    beginReconnect: assign(({ context, event }) => {
+      const ev = event as ReconnectObservation;
+      return {
+        cursor: ev.cursor ?? context.cursor,
+        stream: ev.stream ?? context.stream,
+        floor: null,
+        outcome: null,
+        reason: null,
+      };
+    }),
+    recordFloor: assign(({ event }) => ({ floor: (event as ResponseObservation).floor ?? null })),
+    decide: assign(({ context, event }, params: DecideParams) => ({
+      outcome: params.outcome,
+      reason: explain(params.code, context, event),
+    })),
+  },
+});
+
+const decide = (outcome: Outcome, code: ReasonCode) =>
+  ({ type: 'decide', params: { outcome, code } }) as const;
+const fail = (code: ReasonCode) => decide('resumption-failed', code);
+
+/** Keepalives reset the idle timer; they never prove anything. */
+const KEEPALIVE_PROVES_NOTHING = { description: 'keepalive: resets the idle timer only' } as const;
+
+const RECONNECT = [
+  { guard: 'cursorDropped', target: 'resumptionFailed', actions: fail('cursor-dropped') },
+  { target: 'reconnecting', actions: 'beginReconnect' },
+] as const;
+
+const OPEN = { guard: 'openOk', target: 'streaming', actions: 'open' } as const;
+
+/** An accepted stream: every event must be the successor of the one before. */
+const ACCEPTED_STREAM = {
+  EVENT: [
+    { guard: 'eventFromOtherStream', target: 'resumptionFailed', actions: fail('cross-stream') },
+    { guard: 'firstIdIsSuccessor', actions: 'acceptEvent' },
+    { target: 'resumptionFailed', actions: fail('break') },
+  ],
+  KEEPALIVE: KEEPALIVE_PROVES_NOTHING,
+  IDLE_TIMEOUT: 'stalled',
+  END: 'closed',
+  DISCONNECT: 'closed',
+  RECONNECT,
+} as const;
+
+/** Rule 6: the first event after the response decides. */
+const FIRST_EVENT_DECIDES = [
+  { guard: 'eventFromOtherStream', target: 'resumptionFailed', actions: fail('cross-stream') },
+  {
+    guard: 'firstIdIsSuccessor',
+    target: 'resumed',
+    actions: [decide('resumed', 'successor'), 'acceptEvent'],
+  },
+  { guard: 'idRewinds', target: 'resumptionFailed', actions: fail('rewind') },
+  { target: 'resumptionFailed', actions: fail('skip') },
+] as const;
+
+/** The machine's configuration, exported so that the mutant zoo can patch one piece of it. */
+export const clientMachineConfig = {
+  id: 'client',
+  initial: 'connecting',
+  context: INITIAL_CONTEXT,
+  states: {
+    connecting: {
+      description: 'before the first stream is open',
+      on: { OPEN },
+    },
+    streaming: {
+      description: 'the first stream of a session: accepted, ids must be contiguous',
+      on: ACCEPTED_STREAM,
+    },
+    stalled: {
+      description: 'the idle timer fired: silence, cause unknown',
+      on: { RECONNECT, OPEN },
+    },
+    closed: {
+      description: 'the stream ended or broke',
+      on: { RECONNECT, OPEN },
+    },
+    reconnecting: {
+      description: 'GET with Last-Event-ID sent, no response yet',
+      on: {
+        RESPONSE: [
+          {
+            guard: 'sessionGone',
+            target: 'sessionLost',
+            actions: decide('session-lost', 'session-gone'),
+          },
+          { guard: 'statusNotOk', target: 'resumptionFailed', actions: fail('bad-status') },
+          { guard: 'sessionNotDurable', target: 'resumptionFailed', actions: fail('not-durable') },
+          { guard: 'epochChanged', target: 'resumptionFailed', actions: fail('epoch-changed') },
+          {
+            guard: 'cursorBelowFloor',
+            target: 'resumptionFailed',
+            actions: fail('cursor-below-floor'),
+          },
+          {
+            guard: 'floorCoversCursor',
+            target: 'delayed',
+            actions: ['recordFloor', decide('delayed', 'floor-covers')],
+          },
+          { target: 'awaitingProof', actions: 'recordFloor' },
+        ],
+        PROOF_TIMEOUT: { target: 'resumptionFailed', actions: fail('no-response') },
+        DISCONNECT: { target: 'resumptionFailed', actions: fail('no-response') },
+        END: { target: 'resumptionFailed', actions: fail('no-response') },
+      },
+    },
+    awaitingProof: {
+      description: '200 received, no floor; only an event with id cursor+1 proves continuity',
+      on: {
+        EVENT: FIRST_EVENT_DECIDES,
+        KEEPALIVE: KEEPALIVE_PROVES_NOTHING,
+        PROOF_TIMEOUT: { target: 'resumptionFailed', actions: fail('unproven') },
+        END: { target: 'resumptionFailed', actions: fail('unproven') },
+        DISCONNECT: { target: 'resumptionFailed', actions: fail('unproven') },
+      },
+    },
+    delayed: {
+      description: 'a declared floor covers the cursor; silence is backpressure, keep waiting',
+      on: {
+        EVENT: FIRST_EVENT_DECIDES,
+        KEEPALIVE: KEEPALIVE_PROVES_NOTHING,
+        IDLE_TIMEOUT: 'stalled',
+        END: 'closed',
+        DISCONNECT: 'closed',
+        RECONNECT,
+      },
+    },
+    resumed: {
+      description: 'the first event was cursor+1; the stream is accepted',
+      on: ACCEPTED_STREAM,
+    },
+    resumptionFailed: {
+      description: 'continuity cannot be proven: escalate (re-issue or surface a partial result)',
+      on: { RECONNECT, OPEN },
+    },
+    sessionLost: {
+      description: '404/410: re-initialize',
+      on: { RECONNECT, OPEN },
+    },
+  },
+} as const;
+
+/** The client machine: the decision boundary of the project. */
+export const clientMachine = clientSetup.createMachine(clientMachineConfig);
+
+/** The machine's type, shared by mutants built from the same setup. */
+export type ClientMachine = typeof clientMachine;
+
+/** A state name of the client machine. */
+export type ClientStateName = keyof typeof clientMachineConfig.states;
+
+/** The outcome each outcome state stands for. */
+export const STATE_OUTCOME: Partial<Record<ClientStateName, Outcome>> = {
+  resumed: 'resumed',
+  delayed: 'delayed',
+  resumptionFailed: 'resumption-failed',
+  sessionLost: 'session-lost',
+};
+
+/** States in which a reconnect is still being judged (no decision yet). */
+export const PENDING_STATES: readonly ClientStateName[] = ['reconnecting', 'awaitingProof'];
+
+/** States in which the client delivers events to the application. */
+export const ACCEPTING_STATES: readonly ClientStateName[] = ['streaming', 'resumed', 'delayed'];

@@ -1,0 +1,120 @@
+/**
+ * Deliberately wrong variants of the client machine (the P-language habit: keep the buggy
+ * system beside the correct one). Each replaces one guard or one transition, so a property
+ * that kills it shows that it tests that piece of the decision boundary.
+ *
+ * The world's client and server mutants (which also change behaviour outside the decision,
+ * such as what the client sends) build on these; see model/mutants/ for the rest of the zoo.
+ */
+import {
+  clientMachine,
+  clientMachineConfig,
+  clientSetup,
+  type ClientMachine,
+} from '../client-machine.js';
+import type { ClientContext } from '../context.js';
+import type { ResponseObservation } from '../observations.js';
+
+/** One mutant of the client machine. */
+export interface MachineMutant {
+  /** Short stable name, used in kill tables and test names. */
+  name: string;
+  /** What is wrong with it, in one sentence. */
+  description: string;
+  machine: ClientMachine;
+}
+
+const resp = (event: unknown) => event as ResponseObservation;
+const never = () => false;
+const always = () => true;
+
+/** Floor check off by one in the unsafe direction: accepts F = c+2, where event c+1 is gone. */
+const offByOneFloor: MachineMutant = {
+  name: 'off-by-one-floor',
+  description: 'checks c < F - 2 instead of c < F - 1, so a floor one past the successor passes',
+  machine: clientMachine.provide({
+    guards: {
+      cursorBelowFloor: ({ context, event }: { context: ClientContext; event: unknown }) =>
+        resp(event).floor !== undefined &&
+        context.cursor !== null &&
+        context.cursor < (resp(event).floor as number) - 2,
+      floorCoversCursor: ({ context, event }: { context: ClientContext; event: unknown }) =>
+        resp(event).floor !== undefined &&
+        (context.cursor === null || (resp(event).floor as number) <= context.cursor + 2),
+    },
+  }),
+};
+
+/** Trusts any 200: no durability, epoch, floor or id check; an empty stream is "delayed". */
+const acceptAny200: MachineMutant = {
+  name: 'accept-any-200',
+  description: 'treats any 200 as proof: ignores durability, epoch, floor and the first id',
+  machine: clientMachine.provide({
+    guards: {
+      sessionNotDurable: never,
+      epochChanged: never,
+      cursorBelowFloor: never,
+      floorCoversCursor: always,
+      eventFromOtherStream: never,
+      firstIdIsSuccessor: always,
+    },
+  }),
+};
+
+/** Ignores a declared floor: a cursor below the floor is not noticed. */
+const ignoresFloor: MachineMutant = {
+  name: 'ignores-floor',
+  description: 'never compares the cursor with the declared floor (rule 5 dropped)',
+  machine: clientMachine.provide({ guards: { cursorBelowFloor: never } }),
+};
+
+/** Ignores session re-creation: a non-durable answer or a new epoch passes as a resumption. */
+const ignoresEpoch: MachineMutant = {
+  name: 'ignores-epoch',
+  description: 'never checks durability or the session epoch (rule 4 dropped)',
+  machine: clientMachine.provide({ guards: { sessionNotDurable: never, epochChanged: never } }),
+};
+
+/** A keepalive after a 200 counts as proof that the session is alive and the cursor covered. */
+const keepaliveIsProof: MachineMutant = {
+  name: 'keepalive-is-proof',
+  description: 'a keepalive while awaiting proof moves the reconnect to delayed',
+  machine: clientSetup.createMachine({
+    ...clientMachineConfig,
+    states: {
+      ...clientMachineConfig.states,
+      awaitingProof: {
+        ...clientMachineConfig.states.awaitingProof,
+        on: {
+          ...clientMachineConfig.states.awaitingProof.on,
+          KEEPALIVE: {
+            target: 'delayed',
+            actions: { type: 'decide', params: { outcome: 'delayed', code: 'floor-covers' } },
+          },
+        },
+      },
+    },
+  }),
+};
+
+/** Accepts a skipping first event: continuity checked only for rewinds. */
+const acceptsSkip: MachineMutant = {
+  name: 'accepts-skip',
+  description: 'accepts a first event above cursor+1 (the seed incident: resume from the head)',
+  machine: clientMachine.provide({
+    guards: {
+      firstIdIsSuccessor: ({ context, event }: { context: ClientContext; event: unknown }) =>
+        context.cursor === null || (event as { id: number }).id > context.cursor,
+    },
+  }),
+};
+
+/** Every machine mutant, in the order of the docs. */
+export const MACHINE_MUTANTS: readonly MachineMutant[] = [
+  offByOneFloor,
+  acceptAny200,
+  ignoresFloor,
+  ignoresEpoch,
+  keepaliveIsProof,
+  acceptsSkip,
+];

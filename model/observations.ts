@@ -1,0 +1,97 @@
+/**
+ * What an MCP client can observe about one SSE stream and its reconnects, written as the
+ * events of the client machine. Nothing here is hidden server state: a status, a declared
+ * floor, a session epoch, an event id, a keepalive, a timer firing.
+ *
+ * Timers are explicit events (`IDLE_TIMEOUT`, `PROOF_TIMEOUT`) so that the machine has no
+ * `after` clauses: `xstate/graph` cannot traverse delays, and the simulated world drives its
+ * own virtual clock.
+ */
+
+/** The stream was opened (the first POST/GET of a session, or a re-issue after escalation). */
+export interface OpenObservation {
+  type: 'OPEN';
+  /** HTTP status of the opening request. Only 200 opens a stream. */
+  status: number;
+  /** Session epoch the stream is opened under, when the server states one. */
+  epoch?: string;
+}
+
+/** An SSE event that carries an id (an event without an id proves nothing and is a KEEPALIVE). */
+export interface EventObservation {
+  type: 'EVENT';
+  /** The event's sequence number within its stream. */
+  id: number;
+  /** The stream the id belongs to, when ids name their stream. */
+  stream?: string;
+}
+
+/** Bytes that carry no id: an SSE comment (`: keepalive`) or an id-less ping. */
+export interface KeepaliveObservation {
+  type: 'KEEPALIVE';
+}
+
+/** The client's idle timer fired: no bytes (or no events) for T ms. */
+export interface IdleTimeoutObservation {
+  type: 'IDLE_TIMEOUT';
+}
+
+/** The client's proof timer fired: a reconnect stayed unproven for too long. */
+export interface ProofTimeoutObservation {
+  type: 'PROOF_TIMEOUT';
+}
+
+/** The connection broke (reset, abort) without the server ending the stream. */
+export interface DisconnectObservation {
+  type: 'DISCONNECT';
+}
+
+/** The server ended the stream cleanly. */
+export interface EndObservation {
+  type: 'END';
+}
+
+/** The client reconnected with `Last-Event-ID: cursor` (`null`: it sent no Last-Event-ID). */
+export interface ReconnectObservation {
+  type: 'RECONNECT';
+  cursor: number | null;
+  /** The stream the cursor belongs to, when ids name their stream. */
+  stream?: string;
+}
+
+/** The server's answer to the latest reconnect. */
+export interface ResponseObservation {
+  type: 'RESPONSE';
+  status: number;
+  /** The lowest id the server states it can still replay. */
+  floor?: number;
+  /** The session epoch the server answers under. */
+  epoch?: string;
+  /** `false` when the server says the session is not durable (an implicit re-creation). */
+  durable?: boolean;
+}
+
+/** Every observation the client machine accepts. */
+export type Observation =
+  | OpenObservation
+  | EventObservation
+  | KeepaliveObservation
+  | IdleTimeoutObservation
+  | ProofTimeoutObservation
+  | DisconnectObservation
+  | EndObservation
+  | ReconnectObservation
+  | ResponseObservation;
+
+/** The `type` of every observation, in a fixed order (used by docs and coverage). */
+export const OBSERVATION_TYPES = [
+  'OPEN',
+  'EVENT',
+  'KEEPALIVE',
+  'IDLE_TIMEOUT',
+  'PROOF_TIMEOUT',
+  'DISCONNECT',
+  'END',
+  'RECONNECT',
+  'RESPONSE',
+] as const satisfies readonly Observation['type'][];

@@ -1,0 +1,94 @@
+/**
+ * Reasons in words. The texts follow the seed's error messages where the seed has one, with
+ * the rewind correction (an id at or below the cursor is a rewind, not a negative skip).
+ */
+import type { ClientContext } from './context.js';
+import type { Observation } from './observations.js';
+import type { Reason, ReasonCode } from './outcomes.js';
+
+function cursorText(ctx: ClientContext): string {
+  return ctx.cursor === null ? 'none' : String(ctx.cursor);
+}
+
+/** Builds the reason for a decision taken in context `ctx` on observation `ev`. */
+export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): Reason {
+  const c = ctx.cursor;
+  switch (code) {
+    case 'successor':
+      return {
+        code,
+        text: `first event ${c === null ? '' : `${c + 1} `}is the cursor's successor`,
+      };
+    case 'floor-covers':
+      return {
+        code,
+        text: `declared replay floor ${ev.type === 'RESPONSE' ? ev.floor : '?'} covers cursor ${cursorText(ctx)}; silence is delay`,
+      };
+    case 'no-response':
+      return { code, text: `no response to the reconnect before ${ev.type}` };
+    case 'session-gone':
+      return {
+        code,
+        text: `session lost: status=${ev.type === 'RESPONSE' ? ev.status : '?'}; re-initialize required`,
+      };
+    case 'bad-status':
+      return {
+        code,
+        text: `unexpected reconnect status=${ev.type === 'RESPONSE' ? ev.status : '?'}`,
+      };
+    case 'not-durable':
+      return {
+        code,
+        text: 'session not durable across reconnect; implicit re-creation cannot honor Last-Event-ID',
+      };
+    case 'epoch-changed':
+      return {
+        code,
+        text: `session epoch changed from ${ctx.epoch} to ${ev.type === 'RESPONSE' ? ev.epoch : '?'}: implicit re-creation`,
+      };
+    case 'cursor-below-floor': {
+      const f = ev.type === 'RESPONSE' && ev.floor !== undefined ? ev.floor : NaN;
+      return {
+        code,
+        text: `cursor ${cursorText(ctx)} below replay floor ${f}; events ${(c ?? 0) + 1}..${f - 1} are lost`,
+      };
+    }
+    case 'skip': {
+      const id = ev.type === 'EVENT' ? ev.id : NaN;
+      const expected = (c ?? 0) + 1;
+      return {
+        code,
+        text: `replay gap: expected event id ${expected}, got ${id}; silent skip of ${id - expected} event(s)`,
+      };
+    }
+    case 'rewind': {
+      const id = ev.type === 'EVENT' ? ev.id : NaN;
+      return {
+        code,
+        text: `replay rewind: expected event id ${(c ?? 0) + 1}, got ${id} (at or below cursor ${cursorText(ctx)}: a reset counter or a duplicate)`,
+      };
+    }
+    case 'cross-stream':
+      return {
+        code,
+        text: `event of stream ${ev.type === 'EVENT' ? ev.stream : '?'} replayed on a resumption of stream ${ctx.stream}`,
+      };
+    case 'unproven':
+      return {
+        code,
+        text: `no event proved continuity from cursor ${cursorText(ctx)} before ${ev.type}; a 200 proves nothing`,
+      };
+    case 'break': {
+      const id = ev.type === 'EVENT' ? ev.id : NaN;
+      return {
+        code,
+        text: `non-contiguous stream: expected ${(c ?? 0) + 1}, got ${id}`,
+      };
+    }
+    case 'cursor-dropped':
+      return {
+        code,
+        text: `reconnect without Last-Event-ID although cursor ${cursorText(ctx)} was received: the server cannot replay`,
+      };
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The seven rules of the decision boundary, numbered as in docs/model.md, and which reason code
+ * belongs to which rule. The machine encodes the rules; this file only names them for people.
+ */
+import type { ReasonCode } from './outcomes.js';
+
+/** The rules in words, in the order they apply. */
+export const RULES: readonly string[] = [
+  'no response before the next reconnect, a disconnect or the proof timeout -> resumption-failed',
+  'status 404 or 410 -> session-lost',
+  'any other non-200 status -> resumption-failed',
+  'the server says the session is not durable, or its epoch differs -> resumption-failed',
+  'a declared floor F with c < F-1 -> resumption-failed (events c+1..F-1 are gone)',
+  'first event: id = c+1 -> resumed; id > c+1 skip, id <= c rewind, other stream -> resumption-failed',
+  'no event yet: floor F <= c+1 -> delayed while open; no floor -> failed when the stream ends or the proof timer fires',
+];
+
+/** The rule each reason code belongs to (0: continuity after acceptance, not a reconnect rule). */
+export const RULE_OF: Record<ReasonCode, number> = {
+  'no-response': 1,
+  'session-gone': 2,
+  'bad-status': 3,
+  'not-durable': 4,
+  'epoch-changed': 4,
+  'cursor-below-floor': 5,
+  successor: 6,
+  skip: 6,
+  rewind: 6,
+  'cross-stream': 6,
+  'floor-covers': 7,
+  unproven: 7,
+  break: 0,
+  'cursor-dropped': 0,
+};

@@ -1,0 +1,63 @@
+/**
+ * The seed's three observed variants, as the observations a client made. Only what the client
+ * could see is here; what the server had done (evicted 42..129, lost its session store) is in
+ * the comments, the way the seed tells it.
+ */
+import type { Observation } from './observations.js';
+
+/** One observed incident. */
+export interface SeedVariant {
+  name: string;
+  /** What happened on the server side (not visible to the client). */
+  story: string;
+  observations: Observation[];
+}
+
+function firstEvents(n: number): Observation[] {
+  return Array.from({ length: n }, (_, i) => ({ type: 'EVENT', id: i + 1 }) as Observation);
+}
+
+/** The three variants, in the seed's order. */
+export const SEED_VARIANTS: readonly SeedVariant[] = [
+  {
+    name: 'head-resume',
+    story:
+      'idle timer fired at minute ~7 behind a blocked keepalive; the 64-event ring had evicted ' +
+      '42..129; the server answered 200 and streamed from its head, event 130',
+    observations: [
+      { type: 'OPEN', status: 200, epoch: 'e1' },
+      ...firstEvents(41),
+      { type: 'IDLE_TIMEOUT' },
+      { type: 'RECONNECT', cursor: 41 },
+      { type: 'RESPONSE', status: 200 },
+      { type: 'EVENT', id: 130 },
+    ],
+  },
+  {
+    name: 'restart-404',
+    story: 'the server restarted with an in-memory session store and answered 404',
+    observations: [
+      { type: 'OPEN', status: 200, epoch: 'e1' },
+      ...firstEvents(41),
+      { type: 'IDLE_TIMEOUT' },
+      { type: 'RECONNECT', cursor: 41 },
+      { type: 'RESPONSE', status: 404 },
+    ],
+  },
+  {
+    name: 'restart-empty-200',
+    story:
+      'the server restarted and implicitly re-created the session under the same ' +
+      'Mcp-Session-Id: 200, keepalives, never an event',
+    observations: [
+      { type: 'OPEN', status: 200, epoch: 'e1' },
+      ...firstEvents(41),
+      { type: 'IDLE_TIMEOUT' },
+      { type: 'RECONNECT', cursor: 41 },
+      { type: 'RESPONSE', status: 200 },
+      { type: 'KEEPALIVE' },
+      { type: 'KEEPALIVE' },
+      { type: 'PROOF_TIMEOUT' },
+    ],
+  },
+];

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+/**
+ * `mcp-resumption`: the command-line entry. Dispatches to a subcommand; bad input is one line
+ * on stderr and exit status 2, never a stack trace.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { UsageError, type CommandIO } from './cli-kit.js';
+import { COMMANDS, DEFAULT_COMMAND } from './commands/index.js';
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    'Usage: mcp-resumption <command> [options]',
+    '',
+    'Is a reconnect with Last-Event-ID resumed, delayed, or has resumption failed?',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    `Without a command: ${DEFAULT_COMMAND}. Every command takes --help.`,
+  ].join('\n');
+}
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit status. */
+export async function main(argv: string[], io: CommandIO): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    io.out(usage() + '\n');
+    return 0;
+  }
+  const name = first === undefined || first.startsWith('-') ? DEFAULT_COMMAND : first;
+  const args = first === undefined || first.startsWith('-') ? argv : rest;
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.err(`mcp-resumption: unknown command ${JSON.stringify(name)} (see mcp-resumption --help)\n`);
+    return 2;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    io.out(command.help + '\n');
+    return 0;
+  }
+  try {
+    return await command.run(args, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(e.message + '\n');
+      return 2;
+    }
+    const cause = e instanceof Error ? e.message : String(e);
+    io.err(`mcp-resumption ${name}: internal error: ${cause.split('\n')[0]}\n`);
+    return 3;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const io: CommandIO = {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    stdin: process.stdin,
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`mcp-resumption: internal error: ${String(e)}\n`);
+      process.exitCode = 3;
+    },
+  );
+}

@@ -1,0 +1,13 @@
+/**
+ * The registry of subcommands. Each command lives in its own file beside this one; add it here
+ * to make it reachable from the CLI. `DEFAULT_COMMAND` is what `npm start` runs.
+ */
+import type { Command } from '../cli-kit.js';
+import { diagramCommand } from './diagram.js';
+import { tableCommand } from './table.js';
+
+/** Every subcommand, in the order `--help` lists them. */
+export const COMMANDS: readonly Command[] = [tableCommand, diagramCommand];
+
+/** The command run when none is named (`npm start`). */
+export const DEFAULT_COMMAND = 'table';

@@ -1,0 +1,11 @@
+/**
+ * mcp-resumption: the library. The seed's reference function, the machine-backed classifier,
+ * and the tools that apply the model to real implementations.
+ *
+ * @module
+ */
+export * from './reference.js';
+export * from './classify.js';
+export * from './diagram.js';
+export * from './cli-kit.js';
+export * from '../model/index.js';
