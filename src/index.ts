@@ -9,3 +9,4 @@ export * from './classify.js';
 export * from './diagram.js';
 export * from './cli-kit.js';
 export * from '../model/index.js';
+export * from './trace/index.js';

@@ -1,0 +1,33 @@
+/**
+ * The library entry of the trace oracle: `checkTrace` reads a whole trace (any iterable of
+ * lines, sync or async) and returns the full report. For traces too long to hold their report
+ * in memory, drive {@link TraceChecker} directly with a sink, as the `check` command does.
+ */
+import { TraceChecker, type CheckOptions } from './checker.js';
+import type { BreakReport, CheckReport, CursorAheadReport, ReconnectReport } from './report.js';
+
+/**
+ * Checks a v1 trace: each line one JSON observation (without its newline). Resolves to the
+ * report; rejects with a `TraceInputError` (which names the line) on bad input, and with a
+ * plain `Error` when `options.idPattern` does not compile or has no `seq` group.
+ */
+export async function checkTrace(
+  lines: AsyncIterable<string> | Iterable<string>,
+  options: CheckOptions = {},
+): Promise<CheckReport> {
+  const reconnects: ReconnectReport[] = [];
+  const breaks: BreakReport[] = [];
+  const cursorAhead: CursorAheadReport[] = [];
+  const checker = new TraceChecker(options, {
+    reconnect: (r) => reconnects.push(r),
+    break: (b) => breaks.push(b),
+    cursorAhead: (c) => cursorAhead.push(c),
+  });
+  if (Symbol.asyncIterator in lines) {
+    for await (const line of lines) checker.push(line);
+  } else {
+    for (const line of lines) checker.push(line);
+  }
+  const { exitCode, ...summary } = checker.finish();
+  return { reconnects, breaks, cursorAhead, summary, exitCode };
+}

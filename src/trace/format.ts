@@ -1,0 +1,276 @@
+/**
+ * Trace format v1: one JSON object per line, each an observation the client made or a decision
+ * it took. This module turns one line of text into a typed {@link TraceLine}, or throws a
+ * {@link TraceInputError} naming the line. It knows nothing of the rules: the checker feeds
+ * the observations to the client machine, which decides.
+ *
+ * The format is specified in docs/trace-format.md.
+ */
+import type { Outcome } from '../../model/outcomes.js';
+import { OUTCOMES } from '../../model/outcomes.js';
+
+/** Bad input in a trace: one line of text, naming the line (1-based). Exit status 2. */
+export class TraceInputError extends Error {
+  /** The 1-based line number of the offending line (0 for errors not tied to a line). */
+  readonly line: number;
+  constructor(line: number, problem: string) {
+    super(`line ${line}: ${oneLine(problem)}`);
+    this.name = 'TraceInputError';
+    this.line = line;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+/** Every `type` a v1 trace line may have. */
+export const TRACE_LINE_TYPES = [
+  'open',
+  'event',
+  'keepalive',
+  'idle-timeout',
+  'disconnect',
+  'end',
+  'reconnect',
+  'response',
+  'decision',
+] as const;
+
+/** The `type` of a trace line. */
+export type TraceLineType = (typeof TRACE_LINE_TYPES)[number];
+
+/** A parsed trace line. Field names follow the format; ids are already sequence numbers. */
+export type TraceLine =
+  | { type: 'open'; status: number; epoch?: string }
+  /** `id` absent: an event without an id (proves nothing, like a keepalive). */
+  | { type: 'event'; id?: number; stream?: string }
+  | { type: 'keepalive' }
+  | { type: 'idle-timeout' }
+  | { type: 'disconnect' }
+  | { type: 'end' }
+  /** `cursor: null`: the client sent no `Last-Event-ID`. */
+  | { type: 'reconnect'; cursor: number | null; stream?: string }
+  | { type: 'response'; status: number; floor?: number; epoch?: string; durable?: boolean }
+  | { type: 'decision'; outcome: Outcome };
+
+/** Reads sequence numbers (and, optionally, stream names) out of opaque string ids. */
+export interface IdPattern {
+  regex: RegExp;
+}
+
+/**
+ * Compiles an `--id-pattern`: a regular expression with a named group `seq` (decimal digits)
+ * and optionally a named group `stream`. Throws a plain `Error` with a one-line message when
+ * the pattern does not compile or has no `seq` group.
+ */
+export function compileIdPattern(pattern: RegExp | string): IdPattern {
+  let regex: RegExp;
+  try {
+    regex = typeof pattern === 'string' ? new RegExp(pattern) : pattern;
+  } catch (e) {
+    throw new Error(`--id-pattern does not compile: ${oneLine((e as Error).message)}`);
+  }
+  if (!/\(\?<seq>/.test(regex.source)) {
+    throw new Error(
+      `--id-pattern ${JSON.stringify(regex.source)} has no named group (?<seq>...) for the sequence number`,
+    );
+  }
+  // A global or sticky regex keeps state between calls; matching must not depend on history.
+  if (regex.global || regex.sticky)
+    regex = new RegExp(regex.source, regex.flags.replace(/[gy]/g, ''));
+  return { regex };
+}
+
+const OUTCOME_SET: ReadonlySet<string> = new Set(OUTCOMES);
+const DECIMAL = /^\d+$/;
+
+interface SeqNumber {
+  seq: number;
+  stream?: string;
+}
+
+/** Line-level context for error messages. */
+class Reader {
+  constructor(
+    readonly line: number,
+    readonly obj: Record<string, unknown>,
+    readonly idPattern: IdPattern | undefined,
+  ) {}
+
+  fail(problem: string): never {
+    throw new TraceInputError(this.line, problem);
+  }
+
+  /** A non-negative safe integer from a JSON number or a decimal string. */
+  private integer(field: string, value: unknown, what: string): number {
+    if (typeof value === 'number') {
+      if (!Number.isInteger(value)) this.fail(`${what} ${field} must be an integer, got ${value}`);
+      if (value < 0) this.fail(`negative ${field} ${value} in ${what}`);
+      if (!Number.isSafeInteger(value))
+        this.fail(`${field} ${value} in ${what} is larger than 2^53-1`);
+      return value;
+    }
+    if (typeof value === 'string' && DECIMAL.test(value)) {
+      const n = Number(value);
+      if (!Number.isSafeInteger(n))
+        this.fail(`${field} ${clip(value)} in ${what} is larger than 2^53-1`);
+      return n;
+    }
+    if (typeof value === 'string' && /^-\d+$/.test(value)) {
+      this.fail(`negative ${field} ${clip(value)} in ${what}`);
+    }
+    return this.fail(`${what} ${field} must be an integer, got ${clip(JSON.stringify(value))}`);
+  }
+
+  /** An event id or a cursor: an integer, a decimal string, or a string read by the pattern. */
+  seqNumber(field: string, value: unknown, what: string): SeqNumber {
+    if (typeof value === 'string' && !DECIMAL.test(value) && !/^-\d+$/.test(value)) {
+      if (!this.idPattern) {
+        this.fail(
+          `${what} ${field} ${clip(JSON.stringify(value))} is not a decimal integer; pass --id-pattern with a (?<seq>...) group to read opaque ids`,
+        );
+      }
+      const m = this.idPattern.regex.exec(value);
+      const seq = m?.groups?.['seq'];
+      if (!m || seq === undefined) {
+        this.fail(
+          `${what} ${field} ${clip(JSON.stringify(value))} does not match --id-pattern ${this.idPattern.regex}`,
+        );
+      }
+      if (!DECIMAL.test(seq)) {
+        this.fail(
+          `${what} ${field} ${clip(JSON.stringify(value))}: the seq group matched ${clip(JSON.stringify(seq))}, not a decimal integer`,
+        );
+      }
+      const n = this.integer(field, seq, what);
+      const stream = m.groups?.['stream'];
+      return stream === undefined ? { seq: n } : { seq: n, stream };
+    }
+    return { seq: this.integer(field, value, what) };
+  }
+
+  optionalInteger(field: string, what: string): number | undefined {
+    const v = this.obj[field];
+    return v === undefined || v === null ? undefined : this.integer(field, v, what);
+  }
+
+  status(what: string): number {
+    const v = this.obj['status'];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+      this.fail(
+        `${what} status must be a non-negative integer, got ${v === undefined ? 'nothing' : clip(JSON.stringify(v))}`,
+      );
+    }
+    return v;
+  }
+
+  optionalString(field: string, what: string): string | undefined {
+    const v = this.obj[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    return this.fail(`${what} ${field} must be a string, got ${clip(JSON.stringify(v))}`);
+  }
+
+  optionalBoolean(field: string, what: string): boolean | undefined {
+    const v = this.obj[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'boolean') return v;
+    return this.fail(`${what} ${field} must be true or false, got ${clip(JSON.stringify(v))}`);
+  }
+}
+
+function clip(text: string | undefined): string {
+  const t = text ?? 'undefined';
+  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+}
+
+/** `true` for a line with nothing but whitespace: such lines are skipped. */
+export function isBlank(text: string): boolean {
+  return !/\S/.test(text);
+}
+
+/**
+ * Parses one line of a v1 trace. Returns `null` for a blank line. Throws a
+ * {@link TraceInputError} for bad input.
+ */
+export function parseTraceLine(
+  text: string,
+  line: number,
+  idPattern?: IdPattern,
+): TraceLine | null {
+  const src = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let value: unknown;
+  try {
+    value = JSON.parse(src);
+  } catch (e) {
+    if (isBlank(src)) return null;
+    const why = e instanceof Error ? e.message : String(e);
+    throw new TraceInputError(line, `invalid JSON (${clip(oneLine(why))})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TraceInputError(
+      line,
+      `a trace line must be a JSON object, got ${Array.isArray(value) ? 'an array' : clip(JSON.stringify(value))}`,
+    );
+  }
+  const r = new Reader(line, value as Record<string, unknown>, idPattern);
+  const type = r.obj['type'];
+  switch (type) {
+    case 'open': {
+      const status = r.obj['status'] === undefined ? 200 : r.status('open');
+      const epoch = r.optionalString('epoch', 'open');
+      return epoch === undefined ? { type, status } : { type, status, epoch };
+    }
+    case 'event': {
+      const raw = r.obj['id'];
+      if (raw === undefined || raw === null || raw === '') return { type };
+      const { seq, stream: patternStream } = r.seqNumber('id', raw, 'event');
+      const stream = r.optionalString('stream', 'event') ?? patternStream;
+      return stream === undefined ? { type, id: seq } : { type, id: seq, stream };
+    }
+    case 'keepalive':
+    case 'idle-timeout':
+    case 'disconnect':
+    case 'end':
+      return { type };
+    case 'reconnect': {
+      if (!('cursor' in r.obj)) {
+        r.fail(
+          'reconnect has no cursor (use "cursor": null for a reconnect without Last-Event-ID)',
+        );
+      }
+      const raw = r.obj['cursor'];
+      if (raw === null) return { type, cursor: null };
+      const { seq, stream: patternStream } = r.seqNumber('cursor', raw, 'reconnect');
+      const stream = r.optionalString('stream', 'reconnect') ?? patternStream;
+      return stream === undefined ? { type, cursor: seq } : { type, cursor: seq, stream };
+    }
+    case 'response': {
+      const out: TraceLine & { type: 'response' } = { type, status: r.status('response') };
+      const floor = r.optionalInteger('floor', 'response');
+      if (floor !== undefined) out.floor = floor;
+      const epoch = r.optionalString('epoch', 'response');
+      if (epoch !== undefined) out.epoch = epoch;
+      const durable = r.optionalBoolean('durable', 'response');
+      if (durable !== undefined) out.durable = durable;
+      return out;
+    }
+    case 'decision': {
+      const outcome = r.obj['outcome'];
+      if (typeof outcome !== 'string' || !OUTCOME_SET.has(outcome)) {
+        r.fail(
+          `unknown decision outcome ${clip(JSON.stringify(outcome))} (expected one of ${OUTCOMES.join(', ')})`,
+        );
+      }
+      return { type, outcome: outcome as Outcome };
+    }
+    default:
+      return r.fail(
+        type === undefined
+          ? `a trace line needs a "type" (one of ${TRACE_LINE_TYPES.join(', ')})`
+          : `unknown type ${clip(JSON.stringify(type))} (expected one of ${TRACE_LINE_TYPES.join(', ')})`,
+      );
+  }
+}
