@@ -3,11 +3,12 @@
  * to make it reachable from the CLI. `DEFAULT_COMMAND` is what `npm start` runs.
  */
 import type { Command } from '../cli-kit.js';
+import { checkCommand } from './check.js';
 import { diagramCommand } from './diagram.js';
 import { tableCommand } from './table.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [tableCommand, diagramCommand];
+export const COMMANDS: readonly Command[] = [tableCommand, diagramCommand, checkCommand];
 
 /** The command run when none is named (`npm start`). */
 export const DEFAULT_COMMAND = 'table';

@@ -1,20 +1,21 @@
 /**
  * The streaming trace checker. It reads a trace one line at a time, feeds every observation to
- * the client machine (`model/client-machine.ts`, driven with `step`/`settle`), and judges each
- * reconnect by the outcome the machine reaches in that reconnect's judgement window. It holds
- * no rule of its own: what is resumed, delayed or failed is the machine's decision.
+ * the client machine (`model/client-machine.ts`, run by ./engine.ts), and judges each reconnect
+ * by the outcome the machine reaches in that reconnect's judgement window; a reconnect still
+ * pending when its window closes is settled with PROOF_TIMEOUT, as `settle()` in model/run.ts
+ * does. It holds no rule of its own: what is resumed, delayed or failed is the machine's
+ * decision.
  *
  * Memory is constant in the length of the trace: a reconnect is reported (and forgotten) when
  * its window closes. What it keeps: the machine's snapshot, the reconnect being judged, the
  * last id received per stream, and the breaks found while a window is open (so that reports
  * come out in line order).
  */
-import { clientMachine, type ClientMachine } from '../../model/client-machine.js';
+import { PENDING_STATES, type ClientMachine } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
 import { isAccepting, type Outcome, type ReasonCode } from '../../model/outcomes.js';
 import { RULE_OF } from '../../model/rules.js';
-import { initialSnapshot, isPending, stateOf, type ClientSnapshot } from '../../model/run.js';
-import { machineStepper, type Stepper } from './drive.js';
+import { engineFor, type Engine, type EngineName, type MachineState } from './engine.js';
 import { compileIdPattern, parseTraceLine, TraceInputError, type IdPattern } from './format.js';
 import type { TraceLine } from './format.js';
 import {
@@ -35,6 +36,8 @@ export interface CheckOptions {
   strict?: boolean;
   /** The machine that decides; the real client machine unless a test injects a mutant. */
   machine?: ClientMachine;
+  /** How the machine is run (./engine.ts); `compiled` unless a test compares the two. */
+  engine?: EngineName;
 }
 
 /** Where the streaming checker sends its findings, in line order. */
@@ -46,6 +49,9 @@ export interface CheckSink {
 
 /** States whose stream the machine has accepted and no reconnect is being judged in. */
 const ACCEPTED_STREAM_STATES: readonly string[] = ['streaming', 'resumed'];
+
+/** States in which a reconnect is still being judged: its window closes with PROOF_TIMEOUT. */
+const PENDING: readonly string[] = PENDING_STATES;
 
 /** The machine's decision on the reconnect being judged. */
 interface Decided {
@@ -153,10 +159,10 @@ const PROOF_TIMEOUT: Observation = { type: 'PROOF_TIMEOUT' };
  * {@link TraceInputError} on bad input; the checker must not be used after that.
  */
 export class TraceChecker {
-  private readonly step: Stepper;
+  private readonly engine: Engine;
   private readonly idPattern: IdPattern | undefined;
   private readonly strict: boolean;
-  private snap: ClientSnapshot;
+  private snap: MachineState;
   private lineNo = 0;
   private current: OpenReconnect | null = null;
   private held: Finding[] = [];
@@ -174,12 +180,11 @@ export class TraceChecker {
     options: CheckOptions = {},
     private readonly sink: CheckSink = {},
   ) {
-    const machine = options.machine ?? clientMachine;
-    this.step = machineStepper(machine);
+    this.engine = engineFor(options.machine, options.engine);
     this.idPattern =
       options.idPattern === undefined ? undefined : compileIdPattern(options.idPattern);
     this.strict = options.strict ?? false;
-    this.snap = initialSnapshot(machine);
+    this.snap = this.engine.initial();
   }
 
   /** Lines read so far. */
@@ -249,7 +254,7 @@ export class TraceChecker {
 
   /** A line that needs a stream, before any stream was opened: the stream is taken as open. */
   private openStreamIfNone(line: number): void {
-    if (stateOf(this.snap) === 'connecting') this.observe(IMPLICIT_OPEN, line);
+    if (this.snap.value === 'connecting') this.observe(IMPLICIT_OPEN, line);
   }
 
   private checkCursor(line: number, cursor: number | null, stream: string | undefined): void {
@@ -265,11 +270,11 @@ export class TraceChecker {
   /** Steps the machine and reads what it decided, if anything. */
   private observe(o: Observation, line: number): void {
     const prev = this.snap;
-    const next = this.step(prev, o);
+    const next = this.engine.step(prev, o);
     this.snap = next;
     const reason = next.context.reason;
     if (reason === null || reason === prev.context.reason) return; // no decision
-    if (o.type === 'EVENT' && ACCEPTED_STREAM_STATES.includes(stateOf(prev))) {
+    if (o.type === 'EVENT' && ACCEPTED_STREAM_STATES.includes(prev.value)) {
       const b: BreakReport = {
         line,
         expected: (prev.context.cursor ?? -1) + 1,
@@ -303,12 +308,12 @@ export class TraceChecker {
   private closeWindow(line: number, by: string): void {
     const cur = this.current;
     if (!cur) return;
-    const settles = !cur.decided && isPending(this.snap);
+    const settles = !cur.decided && PENDING.includes(this.snap.value);
     if (settles) this.observe(PROOF_TIMEOUT, line);
     const d = cur.decided ?? cur.delayed;
     if (!d) {
       throw new Error(
-        `the machine left the reconnect of line ${cur.line} undecided in state ${stateOf(this.snap)}`,
+        `the machine left the reconnect of line ${cur.line} undecided in state ${this.snap.value}`,
       );
     }
     let text = d.text;

@@ -42,6 +42,7 @@ export function forEachLine(
       reject(e);
     };
     input.on('error', fail);
+    rl.on('error', fail);
     rl.on('line', (line) => {
       if (failed) return;
       try {

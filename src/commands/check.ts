@@ -1,0 +1,131 @@
+/**
+ * `mcp-resumption check FILE`: the trace oracle. Reads a trace recorded from any
+ * implementation (format v1, docs/trace-format.md), decides every reconnect with the client
+ * machine, and compares with what the implementation decided.
+ */
+import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
+import { TraceChecker } from '../trace/checker.js';
+import { compileIdPattern, TraceInputError } from '../trace/format.js';
+import { forEachLine, openTraceSource } from '../trace/read.js';
+import { jsonRenderer, textRenderer, type Write } from '../trace/render.js';
+
+/** Output is held until this many characters, so that early bad input leaves stdout empty. */
+const HOLD_CHARS = 64 * 1024;
+
+/** Holds output up to {@link HOLD_CHARS}, then streams it. */
+function heldOutput(out: Write) {
+  let held: string[] | null = [];
+  let size = 0;
+  return {
+    write(text: string) {
+      if (held === null) return out(text);
+      held.push(text);
+      size += text.length;
+      if (size > HOLD_CHARS) this.flush();
+    },
+    flush() {
+      if (held !== null && held.length) out(held.join(''));
+      held = null;
+    },
+    drop() {
+      held = [];
+    },
+  };
+}
+
+const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern REGEX]
+
+Checks a trace recorded from an MCP client: did it ever accept a reconnect it could not
+prove? Every reconnect is decided by the client machine (docs/model.md) on the lines between
+it and the next reconnect (its judgement window), and compared with the implementation's own
+decision. FILE is a path, or - for standard input. The trace streams: memory stays flat.
+
+Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "type"; "t"
+(ms) is optional everywhere; unknown fields are ignored; blank lines are skipped.
+  {"type":"open","status":200,"epoch":"e1"}       stream opened (status default 200, epoch optional)
+  {"type":"event","id":41}                        SSE event; id = integer or decimal string;
+                                                  optional stream, kind, data; no id = proves nothing
+  {"type":"keepalive"}                            bytes without an id (comment, id-less ping)
+  {"type":"idle-timeout"}  {"type":"disconnect"}  {"type":"end"}   (end: the server ended the stream)
+  {"type":"reconnect","cursor":41}                reconnect with Last-Event-ID (null: none sent);
+                                                  stream optional
+  {"type":"response","status":200,"floor":42,"epoch":"e1","durable":true}
+                                                  answer to the latest reconnect; floor, epoch,
+                                                  durable optional
+  {"type":"decision","outcome":"resumed"}         the implementation's decision on the latest
+                                                  reconnect: resumed, delayed, resumption-failed,
+                                                  session-lost (the last one in the window counts)
+Without an open before the first line that needs a stream, the stream is taken as opened.
+
+Expected outcome: the first of resumed, resumption-failed or session-lost that the machine
+reaches in the window; delayed if it stays delayed until the window closes; a reconnect still
+unproven when the window closes (next reconnect, end of trace) is resumption-failed.
+
+Verdicts: ok; unsafe-accept (said resumed or delayed, oracle says resumption-failed or
+session-lost); false-alarm (escalated, oracle says resumed or delayed); misclassified (the other
+escalation); unchecked (no decision line). Also reported: a break (inside an accepted stream,
+an id that is not the successor of the previous one) and a cursor ahead (a reconnect whose
+cursor is above the last id received: the client skips events itself).
+
+Options:
+  --json              one JSON object: {"reconnects":[...],"breaks":[...],"cursorAhead":[...],
+                      "summary":{...},"exitCode":N}
+  --strict            false-alarm and misclassified are violations too
+  --id-pattern REGEX  read sequence numbers out of opaque ids with a named group (?<seq>\\d+),
+                      and optionally (?<stream>...): e.g. '^(?<stream>.+)_(?<seq>\\d+)$'
+
+Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
+false-alarm, misclassified); 2 bad input, one line naming the line: invalid JSON, unknown type,
+missing or non-integer cursor or id, negative id, response or decision before any reconnect,
+unknown outcome.`;
+
+/** The `check` subcommand. */
+export const checkCommand: Command = {
+  name: 'check',
+  summary:
+    'check a recorded trace (JSON Lines): did the client accept a reconnect it could not prove?',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandArgs(
+      'check',
+      argv,
+      {
+        json: { type: 'boolean' },
+        strict: { type: 'boolean' },
+        'id-pattern': { type: 'string' },
+      },
+      true,
+    );
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        `check: expected one FILE (or - for standard input), got ${positionals.length} (see check --help)`,
+      );
+    }
+    const source = positionals[0] as string;
+    const label = source === '-' ? '<stdin>' : source;
+    let idPattern: RegExp | undefined;
+    if (typeof values['id-pattern'] === 'string') {
+      try {
+        idPattern = compileIdPattern(values['id-pattern']).regex;
+      } catch (e) {
+        throw new UsageError(`check: ${(e as Error).message}`);
+      }
+    }
+    if (source === '-' && !io.stdin) throw new UsageError('check: no standard input to read');
+    const out = heldOutput(io.out);
+    const render = (values.json ? jsonRenderer : textRenderer)((t) => out.write(t));
+    const checker = new TraceChecker({ idPattern, strict: values.strict === true }, render);
+    try {
+      await forEachLine(openTraceSource(source, io.stdin), (line) => checker.push(line));
+    } catch (e) {
+      out.drop();
+      if (e instanceof TraceInputError) throw new UsageError(`check: ${label}: ${e.message}`);
+      if (typeof (e as NodeJS.ErrnoException | null)?.code !== 'string') throw e;
+      throw new UsageError(`check: cannot read ${label}: ${(e as Error).message.split('\n')[0]}`);
+    }
+    const { exitCode, ...summary } = checker.finish();
+    render.finish(summary, exitCode);
+    out.flush();
+    return exitCode;
+  },
+};
