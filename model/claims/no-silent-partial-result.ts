@@ -1,0 +1,36 @@
+/**
+ * NoSilentPartialResult: if the client reports the tool complete, every event of the tool was
+ * delivered; otherwise it ends in resumption-failed or session-lost and has surfaced an error.
+ * Checked on a finished (quiesced) world.
+ */
+import { clientState } from '../world/client.js';
+import { broke, HELD, type Claim } from './types.js';
+
+/** The claim. */
+export const noSilentPartialResult: Claim = {
+  name: 'NoSilentPartialResult',
+  text: 'a completed tool has every event delivered; otherwise the client ends in resumption-failed or session-lost with an error surfaced',
+  check(w) {
+    const c = w.client;
+    const state = clientState(c);
+    if (c.done === 'complete') {
+      const ids = c.delivered.map((e) => e.id);
+      const missing: number[] = [];
+      const seen = new Set(ids);
+      for (let id = 1; id <= w.cfg.N && missing.length < 3; id++)
+        if (!seen.has(id)) missing.push(id);
+      if (missing.length > 0)
+        return broke(
+          `reported the tool complete without event(s) ${missing.join(', ')}${missing.length === 3 ? ', ...' : ''}: a silent partial result`,
+        );
+      return HELD;
+    }
+    if (c.done === 'failed' && c.error !== null) {
+      if (state === 'resumptionFailed' || state === 'sessionLost') return HELD;
+      return broke(`surfaced an error but ended in ${state}`);
+    }
+    return broke(
+      `ended in ${state} with ${c.delivered.length} of ${w.cfg.N} events, no result and no error: the agent waits forever or proceeds on a partial result`,
+    );
+  },
+};

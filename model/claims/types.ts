@@ -1,0 +1,48 @@
+/** What a claim is and what it answers. */
+import type { ConditionName } from '../world/validity.js';
+import type { World } from '../world/world.js';
+
+/** The names of the claims. */
+export type ClaimName =
+  'NoUnprovenAcceptance' | 'NoSilentPartialResult' | 'NoFalseAlarm' | 'Delivery';
+
+/** A claim's answer about one finished world. */
+export interface Verdict {
+  /** The claim applies to this world (its preconditions held). */
+  applicable: boolean;
+  /** It held (always true when not applicable). */
+  ok: boolean;
+  /** Why it broke (or why it did not apply). */
+  why: string;
+  /** Virtual time at which it broke, when known. */
+  at?: number;
+}
+
+/** Options of a check. */
+export interface ClaimOptions {
+  /** A condition of validity not to require (EachConditionIsNecessary). */
+  ignore?: ConditionName;
+}
+
+/** A named claim: a function of world state and ground truth. */
+export interface Claim {
+  name: ClaimName;
+  /** The claim in one sentence. */
+  text: string;
+  check(w: World, options?: ClaimOptions): Verdict;
+}
+
+/** The verdict of a claim that held. */
+export const HELD: Verdict = { applicable: true, ok: true, why: 'held' };
+
+/** A claim that broke. */
+export function broke(why: string, at?: number): Verdict {
+  return at === undefined
+    ? { applicable: true, ok: false, why }
+    : { applicable: true, ok: false, why, at };
+}
+
+/** A claim whose preconditions did not hold. */
+export function notApplicable(why: string): Verdict {
+  return { applicable: false, ok: true, why };
+}

@@ -1,0 +1,231 @@
+/**
+ * The client: a reader that drains the socket (unless the read path is coupled to a saturated
+ * application thread), an idle timer, a proof timer, a cursor, and the client machine deciding
+ * every reconnect. The client feeds the machine observations only; it reaches the server through
+ * a {@link ClientPort} that returns what an HTTP client sees, never server state.
+ */
+import { ACCEPTING_STATES, type ClientStateName } from '../client-machine.js';
+import type { Observation, ResponseObservation } from '../observations.js';
+import type { ClientSnapshot } from '../run.js';
+import type { WorldConfig } from './config.js';
+import { TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
+import type { StepCache } from './machine-cache.js';
+
+/** What the client can do to the outside world. */
+export interface ClientPort {
+  /** Virtual time now. */
+  now(): number;
+  /** `GET` with `Last-Event-ID: cursor`: the response headers; a 200 opens the stream. */
+  reconnect(cursor: number | null): ResponseObservation;
+  /** The client closes its connection. */
+  close(): void;
+  /** Called after every observation fed to the machine (timelines, coverage). */
+  observed(o: Observation, before: ClientSnapshot, after: ClientSnapshot): void;
+}
+
+/** Client behaviour that a mutant may change (the machine is the other part). */
+export interface ClientBehaviour {
+  /** What the idle timer measures. */
+  idleOn: 'bytes' | 'events';
+  /** After a resumed stream ends without any event, the next reconnect sends no Last-Event-ID. */
+  dropsCursorAfterEmptyResume: boolean;
+}
+
+/** The client's state. */
+export interface ClientState {
+  cache: StepCache;
+  snap: ClientSnapshot;
+  behaviour: ClientBehaviour;
+  /** Id of the last event delivered to the application (0: the primed start of the stream). */
+  cursor: number;
+  /** Every event delivered to the application, in order. */
+  delivered: EventFrame[];
+  /** The client believes its connection is open. */
+  connected: boolean;
+  appSaturated: boolean;
+  /** Events delivered but not yet processed by the application thread. */
+  appBacklog: number;
+  lastByteAt: number;
+  lastAppAt: number;
+  reconnectAt: number | null;
+  proofAt: number | null;
+  /** Events accepted since the latest reconnect. */
+  eventsSinceReconnect: number;
+  /** The next reconnect sends no Last-Event-ID (mutant behaviour). */
+  forgetCursor: boolean;
+  /** `complete`: the tool's result was delivered; `failed`: an error surfaced to the app. */
+  done: 'complete' | 'failed' | null;
+  /** The error surfaced to the application. */
+  error: string | null;
+  /** Observations fed to the machine. */
+  observations: number;
+}
+
+const ACCEPTING = new Set<string>(ACCEPTING_STATES);
+const TAKES_EVENTS = new Set<string>([...ACCEPTING_STATES, 'awaitingProof']);
+
+/** A client that has just opened the tool call's stream under `epoch`. */
+export function newClient(
+  cache: StepCache,
+  behaviour: ClientBehaviour,
+  epoch: string,
+  port: ClientPort,
+): ClientState {
+  const c: ClientState = {
+    cache,
+    snap: cache.initial,
+    behaviour,
+    cursor: 0,
+    delivered: [],
+    connected: true,
+    appSaturated: false,
+    appBacklog: 0,
+    lastByteAt: port.now(),
+    lastAppAt: port.now(),
+    reconnectAt: null,
+    proofAt: null,
+    eventsSinceReconnect: 0,
+    forgetCursor: false,
+    done: null,
+    error: null,
+    observations: 0,
+  };
+  feed(c, { type: 'OPEN', status: 200, epoch }, port);
+  return c;
+}
+
+/** The state the client's machine is in. */
+export function clientState(c: ClientState): ClientStateName {
+  return c.snap.value as ClientStateName;
+}
+
+function feed(c: ClientState, o: Observation, port: ClientPort): void {
+  const before = c.snap;
+  c.snap = c.cache.step(before, o);
+  c.observations++;
+  port.observed(o, before, c.snap);
+  const state = clientState(c);
+  if (c.done === null && (state === 'resumptionFailed' || state === 'sessionLost')) {
+    c.done = 'failed';
+    c.error = `${c.snap.context.outcome}: ${c.snap.context.reason?.text ?? state}`;
+    disconnect(c, port);
+  }
+}
+
+function disconnect(c: ClientState, port: ClientPort): void {
+  if (c.connected) port.close();
+  c.connected = false;
+  c.proofAt = null;
+}
+
+/** `true` when the reader may read: connected, and not blocked by a saturated app thread. */
+export function canRead(c: ClientState, cfg: WorldConfig): boolean {
+  return c.connected && c.done === null && !(cfg.read === 'coupled' && c.appSaturated);
+}
+
+/** The application thread processes what was delivered, unless it is saturated. */
+export function runApp(c: ClientState, now: number): void {
+  if (!c.appSaturated && c.appBacklog > 0) {
+    c.appBacklog = 0;
+    c.lastAppAt = now;
+  }
+}
+
+/** A resumed stream that ends before any event: the cursor-dropping mutant forgets its cursor. */
+function markEmptyResume(c: ClientState): void {
+  if (clientState(c) === 'delayed' && c.eventsSinceReconnect === 0)
+    c.forgetCursor = c.behaviour.dropsCursorAfterEmptyResume;
+}
+
+function streamEnded(c: ClientState, cfg: WorldConfig, now: number): void {
+  if (c.done !== null) return;
+  c.connected = false;
+  c.proofAt = null;
+  c.reconnectAt = now + cfg.R;
+}
+
+/** One frame read from the socket. */
+export function readFrame(c: ClientState, f: Frame, cfg: WorldConfig, port: ClientPort): void {
+  const now = port.now();
+  c.lastByteAt = now;
+  if (f.k === 'keepalive') {
+    feed(c, { type: 'KEEPALIVE' }, port);
+    return;
+  }
+  if (f.k === 'end') {
+    markEmptyResume(c);
+    feed(c, { type: 'END' }, port);
+    if (c.connected) port.close();
+    streamEnded(c, cfg, now);
+    return;
+  }
+  const before = clientState(c);
+  feed(c, { type: 'EVENT', id: f.id, stream: f.stream }, port);
+  if (TAKES_EVENTS.has(before) && ACCEPTING.has(clientState(c))) {
+    c.delivered.push(f);
+    c.cursor = f.id;
+    c.eventsSinceReconnect++;
+    c.appBacklog++;
+    if (f.result && f.stream === TOOL_STREAM) {
+      c.done = 'complete';
+      disconnect(c, port);
+    }
+  }
+}
+
+/** The connection broke and the client noticed. */
+export function noticeDisconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): void {
+  if (c.done !== null || !c.connected) return;
+  const now = port.now();
+  markEmptyResume(c);
+  feed(c, { type: 'DISCONNECT' }, port);
+  streamEnded(c, cfg, now);
+}
+
+/** When the idle timer fires next (`Infinity`: not armed). */
+export function idleDeadline(c: ClientState, cfg: WorldConfig): number {
+  if (!c.connected || c.done !== null || !ACCEPTING.has(clientState(c))) return Infinity;
+  return (c.behaviour.idleOn === 'bytes' ? c.lastByteAt : c.lastAppAt) + cfg.T;
+}
+
+/** The idle timer fired: the stream is declared stalled, abandoned, and reconnected at once. */
+export function idleTimeout(c: ClientState, cfg: WorldConfig, port: ClientPort): void {
+  markEmptyResume(c);
+  feed(c, { type: 'IDLE_TIMEOUT' }, port);
+  if (c.done !== null) return;
+  disconnect(c, port);
+  reconnect(c, cfg, port);
+}
+
+/** The proof timer fired while a reconnect was still unproven. */
+export function proofTimeout(c: ClientState, port: ClientPort): void {
+  c.proofAt = null;
+  const s = clientState(c);
+  if (s === 'reconnecting' || s === 'awaitingProof') feed(c, { type: 'PROOF_TIMEOUT' }, port);
+}
+
+/** Reconnects now with `Last-Event-ID: cursor` (dropping the current connection if open). */
+export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): void {
+  if (c.done !== null) return;
+  c.reconnectAt = null;
+  const s = clientState(c);
+  if (s === 'reconnecting' || s === 'awaitingProof') {
+    feed(c, { type: 'PROOF_TIMEOUT' }, port);
+    if (c.done !== null) return;
+  }
+  if (c.connected) disconnect(c, port);
+  const cursor = c.forgetCursor ? null : c.cursor;
+  c.forgetCursor = false;
+  feed(c, { type: 'RECONNECT', cursor, stream: TOOL_STREAM }, port);
+  if (c.done !== null) return;
+  const now = port.now();
+  const response = port.reconnect(cursor);
+  c.connected = response.status === 200;
+  c.lastByteAt = now;
+  c.lastAppAt = now;
+  c.eventsSinceReconnect = 0;
+  feed(c, response, port);
+  if (c.done !== null) return;
+  if (clientState(c) === 'awaitingProof') c.proofAt = now + cfg.P;
+  if (!c.connected) streamEnded(c, cfg, now);
+}

@@ -1,0 +1,118 @@
+/**
+ * The named commands and faults of the world: `Emit`, `Evict`, `Restart`, `SaturateApp`,
+ * `ReleaseApp`, `Drain`, `Advance(ms)`, `Disconnect`, `Reconnect`. Each is plain data, applied
+ * by {@link applyCommand}; the epilogue {@link quiesce} lets a run finish.
+ */
+import { noticeDisconnect, reconnect } from './client.js';
+import { emit, emitOther, evictOldest, restart } from './server.js';
+import { advance, disconnectNetwork, note, pump, type World } from './world.js';
+
+/** One command of an interleaving. */
+export type WorldCommand =
+  | { kind: 'Emit'; stream: 'tool' | 'other' }
+  | { kind: 'Evict' }
+  | { kind: 'Restart' }
+  | { kind: 'SaturateApp' }
+  | { kind: 'ReleaseApp' }
+  | { kind: 'Drain' }
+  | { kind: 'Advance'; ms: number }
+  | { kind: 'Disconnect'; silent: boolean }
+  | { kind: 'Reconnect' };
+
+/** The command as written in timelines and counterexamples. */
+export function describeCommand(c: WorldCommand): string {
+  switch (c.kind) {
+    case 'Emit':
+      return c.stream === 'tool' ? 'Emit' : 'Emit(other)';
+    case 'Advance':
+      return `Advance(${c.ms})`;
+    case 'Disconnect':
+      return c.silent ? 'Disconnect(silent)' : 'Disconnect';
+    default:
+      return c.kind;
+  }
+}
+
+function emitTool(w: World): void {
+  const s = w.server;
+  if (!s.toolAlive || s.head >= w.cfg.N) {
+    note(w, 'server', 'tool has nothing more to emit');
+    return;
+  }
+  const ready = s.lastEmitAt + w.cfg.I;
+  if (ready > w.clock.now) advance(w, ready - w.clock.now);
+  const f = emit(s, w.cfg, w.clock.now, w.truth);
+  if (f !== null) {
+    note(w, 'server', `emits ${f.result ? 'result' : 'progress'} event ${f.id}`);
+    pump(w, false);
+  }
+}
+
+/** Applies one command to the world. */
+export function applyCommand(w: World, c: WorldCommand): void {
+  switch (c.kind) {
+    case 'Emit':
+      if (c.stream === 'tool') emitTool(w);
+      else {
+        const f = emitOther(w.server, w.cfg, w.clock.now);
+        note(w, 'server', `emits event ${f.id} on the other stream`);
+      }
+      return;
+    case 'Evict': {
+      const id = evictOldest(w.server, w.truth);
+      note(w, 'server', id === null ? 'nothing to evict' : `evicts event ${id}`);
+      return;
+    }
+    case 'Restart': {
+      const wasUp = w.net.up;
+      w.net.up = false;
+      w.net.socket = [];
+      restart(w.server, w.cfg, w.clock.now, w.truth);
+      note(w, 'server', `restarts (${w.cfg.durable ? 'durable' : 'in-memory'} session store)`);
+      if (wasUp) noticeDisconnect(w.client, w.cfg, w.port);
+      return;
+    }
+    case 'SaturateApp':
+      w.client.appSaturated = true;
+      note(w, 'client', 'application thread saturated');
+      return;
+    case 'ReleaseApp':
+      w.client.appSaturated = false;
+      note(w, 'client', 'application thread released');
+      pump(w, false);
+      return;
+    case 'Drain':
+      pump(w, true);
+      note(w, 'client', 'reader drains the socket');
+      return;
+    case 'Advance':
+      note(w, 'network', `${c.ms} ms pass`);
+      advance(w, c.ms);
+      return;
+    case 'Disconnect':
+      note(w, 'network', c.silent ? 'connection drops silently' : 'connection drops');
+      disconnectNetwork(w, c.silent);
+      return;
+    case 'Reconnect':
+      note(w, 'client', 'reconnects');
+      reconnect(w.client, w.cfg, w.port);
+      return;
+  }
+}
+
+/**
+ * The epilogue of every run: the application is released, the tool finishes (at its pace), and
+ * time passes until the client has the result or has surfaced an error, or nothing more can
+ * happen. No fault is injected here, so it cannot break a condition of validity.
+ */
+export function quiesce(w: World): void {
+  w.command = -1;
+  if (w.client.appSaturated) applyCommand(w, { kind: 'ReleaseApp' });
+  const wait = Math.max(w.cfg.K, w.cfg.T, w.cfg.P, w.cfg.R) + 1;
+  const rounds = w.cfg.N + 8;
+  for (let i = 0; i < rounds && w.client.done === null; i++) {
+    if (w.server.toolAlive && w.server.head < w.cfg.N) emitTool(w);
+    else advance(w, wait);
+  }
+  if (w.client.done === null) advance(w, wait);
+}

@@ -1,0 +1,158 @@
+/**
+ * The world's configuration: the seed's parameters (ring depth D, keepalive interval K, idle
+ * timeout T, socket buffer B, ...) and the deployment choices the conditions of validity talk
+ * about (read path, keepalive writer, session store, reconnect policy).
+ */
+
+/** How the server answers a reconnect (model/world/policies.ts). */
+export type PolicyName =
+  | 'honest'
+  | 'honest-reject'
+  | 'head'
+  | 'restart-404'
+  | 'restart-empty-200'
+  | 'partial-from-floor'
+  | 'reorder-same-tick'
+  | 'other-stream'
+  | 'evicted-as-known';
+
+/** The two honest policies: both satisfy the seed's second condition of validity. */
+export const HONEST_POLICIES: readonly PolicyName[] = ['honest', 'honest-reject'];
+
+/** Every faulty policy, in the issue's order. */
+export const FAULTY_POLICIES: readonly PolicyName[] = [
+  'head',
+  'restart-404',
+  'restart-empty-200',
+  'partial-from-floor',
+  'reorder-same-tick',
+  'other-stream',
+  'evicted-as-known',
+];
+
+/** Every policy. */
+export const POLICIES: readonly PolicyName[] = [...HONEST_POLICIES, ...FAULTY_POLICIES];
+
+/** One world's parameters. Times are virtual milliseconds. */
+export interface WorldConfig {
+  /** Ring-buffer depth of the event log (`null`: unbounded). */
+  D: number | null;
+  /** Keepalive interval. */
+  K: number;
+  /** Client idle timeout. */
+  T: number;
+  /** Socket buffer capacity, in frames. */
+  B: number;
+  /** Minimum interval between two events of the tool (its pace; 0 allows same-tick bursts). */
+  I: number;
+  /** Client reconnect back-off after a disconnect or an ended stream. */
+  R: number;
+  /** Client proof timeout: how long a 200 without floor may stay unproven. */
+  P: number;
+  /** Events the tool emits; the last one is its result. */
+  N: number;
+  /** The keepalive loop shares the event writer (blocks behind a full socket) or not. */
+  keepalive: 'shared' | 'independent';
+  /** The client's socket-read path runs on the application thread or on its own. */
+  read: 'coupled' | 'decoupled';
+  /** The idle timer measures bytes arriving, or events processed by the application. */
+  idleOn: 'bytes' | 'events';
+  /** The session store survives a restart. */
+  durable: boolean;
+  /** What a server that lost its session store answers to a reconnect. */
+  onRestart: '404' | 'recreate';
+  /** How the server answers a reconnect for a session it knows. */
+  policy: PolicyName;
+}
+
+/** The seed's deployment: 64-event ring, 15 s keepalives, 90 s idle timer, coupled read path. */
+export const SEED_CONFIG: WorldConfig = {
+  D: 64,
+  K: 15_000,
+  T: 90_000,
+  B: 8,
+  I: 0,
+  R: 1_000,
+  P: 30_000,
+  N: 200,
+  keepalive: 'shared',
+  read: 'coupled',
+  idleOn: 'bytes',
+  durable: false,
+  onRestart: '404',
+  policy: 'head',
+};
+
+/** A configuration under which every condition of validity can hold. */
+export const DEFAULT_CONFIG: WorldConfig = {
+  ...SEED_CONFIG,
+  I: 2_000,
+  N: 30,
+  read: 'decoupled',
+  durable: true,
+  policy: 'honest',
+};
+
+const NUMERIC = ['D', 'K', 'T', 'B', 'I', 'R', 'P', 'N'] as const;
+const CHOICES: Record<string, readonly string[]> = {
+  keepalive: ['shared', 'independent'],
+  read: ['coupled', 'decoupled'],
+  idleOn: ['bytes', 'events'],
+  durable: ['true', 'false'],
+  onRestart: ['404', 'recreate'],
+  policy: POLICIES,
+};
+
+/**
+ * Parses `D=64,K=15000,T=90000,B=8,policy=head` over `base`. `D=inf` is an unbounded ring.
+ * Throws an Error naming the bad entry.
+ */
+export function parseConfig(text: string, base: WorldConfig = DEFAULT_CONFIG): WorldConfig {
+  const out: WorldConfig = { ...base };
+  for (const part of text.split(',')) {
+    const entry = part.trim();
+    if (entry === '') continue;
+    const eq = entry.indexOf('=');
+    if (eq <= 0) throw new Error(`config entry ${JSON.stringify(entry)} is not KEY=VALUE`);
+    const key = entry.slice(0, eq).trim();
+    const value = entry.slice(eq + 1).trim();
+    if ((NUMERIC as readonly string[]).includes(key)) {
+      if (key === 'D' && (value === 'inf' || value === 'null')) {
+        out.D = null;
+        continue;
+      }
+      if (!/^\d+$/.test(value)) throw new Error(`config ${key} must be a non-negative integer`);
+      const n = Number(value);
+      if ((key === 'B' || key === 'N' || key === 'D' || key === 'K' || key === 'T') && n === 0)
+        throw new Error(`config ${key} must be positive`);
+      (out as unknown as Record<string, number>)[key] = n;
+      continue;
+    }
+    const choices = CHOICES[key];
+    if (!choices) throw new Error(`unknown config key ${JSON.stringify(key)}`);
+    if (!choices.includes(value))
+      throw new Error(`config ${key} must be one of ${choices.join('|')}, got ${value}`);
+    (out as unknown as Record<string, unknown>)[key] = key === 'durable' ? value === 'true' : value;
+  }
+  return out;
+}
+
+/** The configuration as `parseConfig` reads it back. */
+export function formatConfig(c: WorldConfig): string {
+  return [
+    `D=${c.D === null ? 'inf' : c.D}`,
+    `K=${c.K}`,
+    `T=${c.T}`,
+    `B=${c.B}`,
+    `I=${c.I}`,
+    `R=${c.R}`,
+    `P=${c.P}`,
+    `N=${c.N}`,
+    `keepalive=${c.keepalive}`,
+    `read=${c.read}`,
+    `idleOn=${c.idleOn}`,
+    `durable=${c.durable}`,
+    `onRestart=${c.onRestart}`,
+    `policy=${c.policy}`,
+  ].join(',');
+}

@@ -1,0 +1,89 @@
+/**
+ * A memo of the client machine's pure `transition()`. The machine is a pure function of
+ * (snapshot value, context, observation), so caching its results by value changes nothing but
+ * the speed: one `transition()` costs about 20 µs, a cache hit well under 1 µs.
+ */
+import type { ClientMachine } from '../client-machine.js';
+import type { Observation } from '../observations.js';
+import { initialSnapshot, step, type ClientSnapshot } from '../run.js';
+import { firedTransition } from '../transitions.js';
+
+/** Steps one machine (the model or a mutant), memoized. */
+export interface StepCache {
+  machine: ClientMachine;
+  initial: ClientSnapshot;
+  step(snapshot: ClientSnapshot, observation: Observation): ClientSnapshot;
+  /** The id of the transition `observation` takes from `snapshot` (see `firedTransition`). */
+  fired(snapshot: ClientSnapshot, observation: Observation): string | null;
+  /** Cache hits and misses so far. */
+  stats: { hits: number; misses: number };
+}
+
+function obsKey(o: Observation): string {
+  switch (o.type) {
+    case 'EVENT':
+      return `E${o.id}/${o.stream ?? ''}`;
+    case 'RECONNECT':
+      return `C${o.cursor ?? '-'}/${o.stream ?? ''}`;
+    case 'RESPONSE':
+      return `R${o.status}/${o.floor ?? '-'}/${o.epoch ?? '-'}/${o.durable ?? '-'}`;
+    case 'OPEN':
+      return `O${o.status}/${o.epoch ?? '-'}`;
+    default:
+      return o.type;
+  }
+}
+
+function snapKey(s: ClientSnapshot): string {
+  const c = s.context;
+  return `${String(s.value)}|${c.cursor}|${c.stream}|${c.epoch}|${c.floor}|${c.outcome}|${c.reason?.text ?? ''}`;
+}
+
+const LIMIT = 200_000;
+const caches = new WeakMap<ClientMachine, StepCache>();
+
+/** The (shared) step cache of `machine`. */
+export function stepCache(machine: ClientMachine): StepCache {
+  const existing = caches.get(machine);
+  if (existing) return existing;
+  let memo = new Map<string, ClientSnapshot>();
+  let firedMemo = new Map<string, string | null>();
+  const keys = new WeakMap<ClientSnapshot, string>();
+  const keyOf = (s: ClientSnapshot): string => {
+    let k = keys.get(s);
+    if (k === undefined) {
+      k = snapKey(s);
+      keys.set(s, k);
+    }
+    return k;
+  };
+  const cache: StepCache = {
+    machine,
+    initial: initialSnapshot(machine),
+    stats: { hits: 0, misses: 0 },
+    step(snapshot, observation) {
+      const key = keyOf(snapshot) + '#' + obsKey(observation);
+      const hit = memo.get(key);
+      if (hit !== undefined) {
+        cache.stats.hits++;
+        return hit;
+      }
+      cache.stats.misses++;
+      const next = step(snapshot, observation, machine);
+      if (memo.size >= LIMIT) memo = new Map();
+      memo.set(key, next);
+      return next;
+    },
+    fired(snapshot, observation) {
+      const key = keyOf(snapshot) + '#' + obsKey(observation);
+      const hit = firedMemo.get(key);
+      if (hit !== undefined) return hit;
+      const id = firedTransition(machine, snapshot, observation);
+      if (firedMemo.size >= LIMIT) firedMemo = new Map();
+      firedMemo.set(key, id);
+      return id;
+    },
+  };
+  caches.set(machine, cache);
+  return cache;
+}

@@ -1,0 +1,111 @@
+/**
+ * How the server answers a reconnect (`GET` with `Last-Event-ID`). The honest policies satisfy
+ * the seed's second condition of validity: replay every event after the cursor before any new
+ * one, or answer something the client can tell apart (a declared floor above the cursor, or a
+ * distinct status). Each faulty policy differs from `honest` in one way only.
+ */
+import type { PolicyName, WorldConfig } from './config.js';
+import { END, TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
+import { floorOf, type ServerState } from './server.js';
+
+/** What the client asked for. */
+export interface ReconnectRequest {
+  /** The Last-Event-ID sent (`null`: none). */
+  cursor: number | null;
+  stream: string;
+}
+
+/** The server's answer: headers the client sees, then frames on the new stream. */
+export interface Answer {
+  status: number;
+  /** Declared replay floor. */
+  floor?: number;
+  /** Session epoch the answer is given under. */
+  epoch?: string;
+  /** Frames the writer starts with (the replay). */
+  frames: Frame[];
+  /** New tool events follow the replay on this connection. */
+  live: boolean;
+}
+
+/** Status of a distinguishable rejection of an unreplayable cursor (`honest-reject`). */
+export const UNREPLAYABLE_STATUS = 416;
+
+const after = (log: readonly EventFrame[], c: number): EventFrame[] => log.filter((e) => e.id > c);
+
+function honest(s: ServerState, c: number | null): Answer {
+  const floor = floorOf(s);
+  if (c === null) return { status: 200, epoch: s.epoch, frames: [], live: true };
+  if (c + 1 < floor) return { status: 200, floor, epoch: s.epoch, frames: [END], live: false };
+  return { status: 200, floor, epoch: s.epoch, frames: after(s.log, c), live: true };
+}
+
+const evicted = (s: ServerState, c: number | null): c is number => c !== null && c + 1 < floorOf(s);
+
+/** Reverses each run of events emitted at the same virtual time. */
+function reverseSameTick(events: EventFrame[]): EventFrame[] {
+  const out: EventFrame[] = [];
+  let i = 0;
+  while (i < events.length) {
+    let j = i;
+    while (j + 1 < events.length && events[j + 1]!.emittedAt === events[i]!.emittedAt) j++;
+    for (let k = j; k >= i; k--) out.push(events[k]!);
+    i = j + 1;
+  }
+  return out;
+}
+
+type KnownSession = (s: ServerState, c: number | null) => Answer;
+
+const KNOWN: Record<PolicyName, KnownSession> = {
+  honest,
+  'honest-reject': (s, c) =>
+    evicted(s, c) ? { status: UNREPLAYABLE_STATUS, frames: [], live: false } : honest(s, c),
+  // The seed's first variant: 200, no floor, stream from the head.
+  head: (s, c) => ({
+    status: 200,
+    frames: c === null || s.head > c ? s.log.filter((e) => e.id === s.head) : [],
+    live: true,
+  }),
+  'restart-404': honest,
+  'restart-empty-200': honest,
+  'partial-from-floor': (s, c) =>
+    evicted(s, c) ? { status: 200, frames: [...s.log], live: true } : honest(s, c),
+  'reorder-same-tick': (s, c) => {
+    const a = honest(s, c);
+    return a.live ? { ...a, frames: reverseSameTick(a.frames as EventFrame[]) } : a;
+  },
+  'other-stream': (s, c) => {
+    const a = honest(s, c);
+    const foreign = c === null ? [] : after(s.otherLog, c);
+    return foreign.length === 0 ? a : { ...a, frames: [...foreign, ...a.frames] };
+  },
+  'evicted-as-known': (s, c) =>
+    evicted(s, c)
+      ? { status: 200, floor: c + 1, epoch: s.epoch, frames: [...s.log], live: true }
+      : honest(s, c),
+};
+
+/**
+ * The answer of a server running `policy` to `req`. A lost session answers 404, unless the
+ * server re-creates it implicitly (`onRestart: 'recreate'`, or the `restart-empty-200` policy):
+ * then 200 and an empty stream under the same session id, the seed's third variant.
+ * `restart-404` answers 404 after any restart, durable or not.
+ */
+export function answerReconnect(
+  s: ServerState,
+  cfg: WorldConfig,
+  policy: PolicyName,
+  req: ReconnectRequest,
+): Answer {
+  if (req.stream !== TOOL_STREAM) return { status: 404, frames: [], live: false };
+  if (policy === 'restart-404' && s.restarted) return { status: 404, frames: [], live: false };
+  if (!s.sessionKnown || s.recreated) {
+    if (s.recreated || cfg.onRestart === 'recreate' || policy === 'restart-empty-200') {
+      s.recreated = true;
+      return { status: 200, frames: [], live: true };
+    }
+    return { status: 404, frames: [], live: false };
+  }
+  return KNOWN[policy](s, req.cursor);
+}

@@ -1,0 +1,165 @@
+/**
+ * The server: a tool invocation that emits numbered events into a per-stream log with
+ * contiguous ids, retention as a ring buffer of depth D, a session store that survives a
+ * restart or not, a writer that feeds the current connection, and a keepalive loop.
+ *
+ * The server knows nothing of the client's cursor except what a reconnect request carries.
+ */
+import type { WorldConfig } from './config.js';
+import { OTHER_STREAM, TOOL_STREAM, type EventFrame, type QueuedFrame } from './frames.js';
+import type { GroundTruth } from './ground-truth.js';
+
+/** The server's state. */
+export interface ServerState {
+  /** The session epoch: changes when the session store is lost. */
+  epoch: string;
+  epochNo: number;
+  /** The server still knows the session (false after a restart without a durable store). */
+  sessionKnown: boolean;
+  /** The session was implicitly re-created under the same id after it was lost. */
+  recreated: boolean;
+  /** At least one restart happened. */
+  restarted: boolean;
+  /** The tool is still running (a restart without a durable store kills it). */
+  toolAlive: boolean;
+  /** Retained events of the tool's stream, ids floor..head, oldest first. */
+  log: EventFrame[];
+  /** Id of the latest tool event (0: none yet). */
+  head: number;
+  /** Retained events of the other stream. */
+  otherLog: EventFrame[];
+  lastEmitAt: number;
+  /** A connection to the client is open. */
+  connected: boolean;
+  /** New tool events are written on the open connection. */
+  live: boolean;
+  /** Frames the writer has not yet got into the socket (blocked writes). */
+  out: QueuedFrame[];
+  /** A shared-writer keepalive is waiting in `out` (the keepalive loop is blocked on it). */
+  keepaliveBlocked: boolean;
+  nextKeepaliveAt: number;
+}
+
+/** A server whose tool has just started, under epoch `e1`. */
+export function newServer(): ServerState {
+  return {
+    epoch: 'e1',
+    epochNo: 1,
+    sessionKnown: true,
+    recreated: false,
+    restarted: false,
+    toolAlive: true,
+    log: [],
+    head: 0,
+    otherLog: [],
+    lastEmitAt: -Infinity,
+    connected: false,
+    live: false,
+    out: [],
+    keepaliveBlocked: false,
+    nextKeepaliveAt: Infinity,
+  };
+}
+
+/** Lowest retained id of the tool's stream (head+1 when nothing is retained). */
+export function floorOf(s: ServerState): number {
+  const first = s.log[0];
+  return first === undefined ? s.head + 1 : first.id;
+}
+
+/** The tool's next event (the last one is its result), or `null` when it has nothing to emit. */
+export function emit(
+  s: ServerState,
+  cfg: WorldConfig,
+  now: number,
+  truth: GroundTruth,
+): EventFrame | null {
+  if (!s.toolAlive || s.head >= cfg.N) return null;
+  const id = s.head + 1;
+  const frame: EventFrame = {
+    k: 'event',
+    id,
+    stream: TOOL_STREAM,
+    epoch: s.epoch,
+    emittedAt: now,
+    result: id === cfg.N,
+  };
+  s.head = id;
+  if (id > 1) {
+    const gap = now - (truth.emittedAt[id - 1] ?? now);
+    if (gap < truth.minEventInterval) truth.minEventInterval = gap;
+  }
+  truth.emittedAt.push(now);
+  s.lastEmitAt = now;
+  s.log.push(frame);
+  if (cfg.D !== null && s.log.length > cfg.D) evictOldest(s, truth);
+  if (s.connected && s.live) s.out.push({ frame, queuedAt: now });
+  return frame;
+}
+
+/** An event of the other stream of the session (never for the tool's connection). */
+export function emitOther(s: ServerState, cfg: WorldConfig, now: number): EventFrame {
+  const last = s.otherLog[s.otherLog.length - 1];
+  const frame: EventFrame = {
+    k: 'event',
+    id: (last?.id ?? 0) + 1,
+    stream: OTHER_STREAM,
+    epoch: s.epoch,
+    emittedAt: now,
+    result: false,
+  };
+  s.otherLog.push(frame);
+  if (cfg.D !== null && s.otherLog.length > cfg.D) s.otherLog.shift();
+  return frame;
+}
+
+/** Evicts the oldest retained tool event; returns its id, or `null` when nothing is retained. */
+export function evictOldest(s: ServerState, truth: GroundTruth): number | null {
+  const gone = s.log.shift();
+  if (gone === undefined) return null;
+  truth.evicted.push(gone.id);
+  return gone.id;
+}
+
+/** Drops the open connection and whatever the writer still held for it. */
+export function dropConnection(s: ServerState): void {
+  s.connected = false;
+  s.live = false;
+  s.out = [];
+  s.keepaliveBlocked = false;
+  s.nextKeepaliveAt = Infinity;
+}
+
+/** Opens a connection whose writer starts with `frames`; the keepalive loop starts with it. */
+export function openConnection(
+  s: ServerState,
+  cfg: WorldConfig,
+  now: number,
+  frames: readonly QueuedFrame['frame'][],
+  live: boolean,
+): void {
+  dropConnection(s);
+  s.connected = true;
+  s.live = live;
+  s.out = frames.map((frame) => ({ frame, queuedAt: now }));
+  s.nextKeepaliveAt = now + cfg.K;
+}
+
+/**
+ * A restart. With a durable store the session, its log and the tool survive; without one the
+ * session is lost, the tool dies and the epoch changes. The connection drops either way.
+ */
+export function restart(s: ServerState, cfg: WorldConfig, now: number, truth: GroundTruth): void {
+  dropConnection(s);
+  s.restarted = true;
+  truth.restarts.push({ t: now, durable: cfg.durable });
+  if (cfg.durable) return;
+  s.sessionKnown = false;
+  s.recreated = false;
+  s.toolAlive = false;
+  s.log = [];
+  s.otherLog = [];
+  s.epochNo++;
+  s.epoch = `e${s.epochNo}`;
+  if (truth.sessionLostAt === null) truth.sessionLostAt = now;
+}

@@ -1,0 +1,262 @@
+/**
+ * The simulated world: a server, a network and a client around the client machine, on an
+ * injected virtual clock. Plain objects and functions, no actors and no real timers, so that a
+ * property run costs microseconds. Ground truth is written here and read only by the claims.
+ */
+import { clientMachine, type ClientMachine } from '../client-machine.js';
+import { describeObservation } from '../describe.js';
+import type { Observation, ResponseObservation } from '../observations.js';
+import type { ClientSnapshot } from '../run.js';
+import {
+  canRead,
+  clientState,
+  idleDeadline,
+  idleTimeout,
+  newClient,
+  noticeDisconnect,
+  proofTimeout,
+  readFrame,
+  reconnect,
+  runApp,
+  type ClientBehaviour,
+  type ClientPort,
+  type ClientState,
+} from './client.js';
+import { newClock, type VirtualClock } from './clock.js';
+import type { PolicyName, WorldConfig } from './config.js';
+import { KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
+import { newTruth, type GroundTruth } from './ground-truth.js';
+import { stepCache, type StepCache } from './machine-cache.js';
+import { answerReconnect } from './policies.js';
+import { dropConnection, floorOf, newServer, openConnection, type ServerState } from './server.js';
+import type { Actor, TimelineEntry } from './timeline.js';
+
+/** The network between server and client: one connection's socket buffer. */
+export interface NetworkState {
+  /** The connection is physically up. */
+  up: boolean;
+  /** Frames in the socket buffer (capacity B; independent keepalives may exceed it). */
+  socket: Frame[];
+}
+
+/** What a world is built from besides its configuration. */
+export interface WorldOptions {
+  /** The client machine (the model's, or a mutant's). */
+  machine?: ClientMachine;
+  /** Client behaviour overrides (mutants). */
+  behaviour?: Partial<ClientBehaviour>;
+  /** The policy the server really runs (server mutants); `cfg.policy` is what it declares. */
+  policy?: PolicyName;
+  /** Record a timeline. */
+  record?: boolean;
+  /** Record the ids of the machine transitions taken. */
+  coverage?: Set<string>;
+}
+
+/** One world. */
+export interface World {
+  cfg: WorldConfig;
+  clock: VirtualClock;
+  server: ServerState;
+  net: NetworkState;
+  client: ClientState;
+  /** What really happened: only the claims read it. */
+  truth: GroundTruth;
+  /** The policy the server runs. */
+  policy: PolicyName;
+  timeline: TimelineEntry[] | null;
+  coverage: Set<string> | null;
+  /** Index of the command being applied (timelines). */
+  command: number;
+  port: ClientPort;
+}
+
+/** Appends a timeline entry (when recording). */
+export function note(w: World, actor: Actor, action: string): void {
+  if (w.timeline === null) return;
+  w.timeline.push({
+    t: w.clock.now,
+    actor,
+    action,
+    state: clientState(w.client),
+    cursor: w.client.cursor,
+    command: w.command,
+  });
+}
+
+function closeConnection(w: World): void {
+  w.net.up = false;
+  w.net.socket = [];
+  dropConnection(w.server);
+}
+
+function serveReconnect(w: World, cursor: number | null): ResponseObservation {
+  const s = w.server;
+  const now = w.clock.now;
+  const floor = floorOf(s);
+  const sessionAlive = s.sessionKnown && !s.recreated;
+  const answer = answerReconnect(s, w.cfg, w.policy, { cursor, stream: TOOL_STREAM });
+  const retained = cursor === null || cursor + 1 >= floor;
+  w.truth.reconnects.push({
+    t: now,
+    cursor,
+    floor,
+    head: s.head,
+    sessionAlive,
+    retained,
+    status: answer.status,
+  });
+  if (cursor !== null && sessionAlive && cursor < s.head) {
+    const outage = now - (w.truth.emittedAt[cursor + 1] ?? now);
+    if (outage > w.truth.longestOutage) w.truth.longestOutage = outage;
+  }
+  w.net.socket = [];
+  w.net.up = answer.status === 200;
+  if (w.net.up) openConnection(s, w.cfg, now, answer.frames, answer.live);
+  else dropConnection(s);
+  const r: ResponseObservation = { type: 'RESPONSE', status: answer.status };
+  if (answer.floor !== undefined) r.floor = answer.floor;
+  if (answer.epoch !== undefined) r.epoch = answer.epoch;
+  return r;
+}
+
+function portOf(w: World, cache: StepCache): ClientPort {
+  return {
+    now: () => w.clock.now,
+    reconnect: (cursor) => serveReconnect(w, cursor),
+    close: () => closeConnection(w),
+    observed: (o: Observation, before: ClientSnapshot, after: ClientSnapshot) => {
+      if (w.coverage !== null) {
+        const id = cache.fired(before, o);
+        if (id !== null) w.coverage.add(id);
+      }
+      if (w.timeline !== null && o.type !== 'KEEPALIVE') {
+        w.timeline.push({
+          t: w.clock.now,
+          actor: 'client',
+          action: `machine <- ${describeObservation(o)}`,
+          state: after.value as never,
+          cursor: (w.client as ClientState | undefined)?.cursor ?? 0,
+          command: w.command,
+        });
+      }
+    },
+  };
+}
+
+/** A world at time 0: the tool call's stream is open and nothing has been emitted. */
+export function createWorld(cfg: WorldConfig, options: WorldOptions = {}): World {
+  const server = newServer();
+  const truth = newTruth(server.epoch);
+  const w = {
+    cfg,
+    clock: newClock(),
+    server,
+    net: { up: true, socket: [] },
+    truth,
+    policy: options.policy ?? cfg.policy,
+    timeline: options.record ? [] : null,
+    coverage: options.coverage ?? null,
+    command: -1,
+  } as unknown as World;
+  const cache = stepCache(options.machine ?? clientMachine);
+  w.port = portOf(w, cache);
+  openConnection(server, cfg, 0, [], true);
+  const behaviour: ClientBehaviour = {
+    idleOn: cfg.idleOn,
+    dropsCursorAfterEmptyResume: false,
+    ...options.behaviour,
+  };
+  w.client = newClient(cache, behaviour, server.epoch, w.port);
+  return w;
+}
+
+/** The writer moves frames into the socket until it is full (backpressure). */
+function flush(w: World): boolean {
+  const s = w.server;
+  if (!s.connected || !w.net.up) return false;
+  let moved = false;
+  const now = w.clock.now;
+  while (s.out.length > 0 && w.net.socket.length < w.cfg.B) {
+    const q = s.out.shift()!;
+    const stall = now - q.queuedAt;
+    if (stall > w.truth.longestWriteStall) w.truth.longestWriteStall = stall;
+    if (q.frame === KEEPALIVE) s.keepaliveBlocked = false;
+    w.net.socket.push(q.frame);
+    moved = true;
+  }
+  return moved;
+}
+
+/** Frames flow as far as they can: writer to socket, socket to reader, reader to the app. */
+export function pump(w: World, read: boolean): void {
+  const c = w.client;
+  for (let guard = 0; guard < 100_000; guard++) {
+    flush(w);
+    if (!read || !canRead(c, w.cfg) || w.net.socket.length === 0) break;
+    const frames = w.net.socket;
+    w.net.socket = [];
+    for (const f of frames) {
+      if (!c.connected || c.done !== null) break;
+      readFrame(c, f, w.cfg, w.port);
+    }
+  }
+  runApp(c, w.clock.now);
+}
+
+function keepaliveTick(w: World): void {
+  const s = w.server;
+  s.nextKeepaliveAt += w.cfg.K;
+  if (!s.connected || !w.net.up) return;
+  if (w.cfg.keepalive === 'independent') {
+    w.net.socket.push(KEEPALIVE);
+    return;
+  }
+  if (s.keepaliveBlocked) {
+    note(w, 'server', 'keepalive loop still blocked on write (socket full)');
+    return;
+  }
+  s.keepaliveBlocked = true;
+  s.out.push({ frame: KEEPALIVE, queuedAt: w.clock.now });
+}
+
+/** Lets `ms` of virtual time pass: keepalives, reading, and the client's timers. */
+export function advance(w: World, ms: number): void {
+  const end = w.clock.now + ms;
+  const c = w.client;
+  for (let firings = 0; ; firings++) {
+    pump(w, true);
+    const ka = w.server.connected ? w.server.nextKeepaliveAt : Infinity;
+    const idle = idleDeadline(c, w.cfg);
+    const proof = c.proofAt ?? Infinity;
+    const rec = c.done === null ? (c.reconnectAt ?? Infinity) : Infinity;
+    const next = Math.min(ka, idle, proof, rec);
+    if (next > end || firings > 10_000) {
+      w.clock.now = end;
+      return;
+    }
+    if (next > w.clock.now) w.clock.now = next;
+    if (ka <= w.clock.now) {
+      keepaliveTick(w);
+      pump(w, true);
+    }
+    if (idleDeadline(c, w.cfg) <= w.clock.now) {
+      const up = w.net.up && w.server.connected && w.server.sessionKnown && !w.server.recreated;
+      w.truth.idle.push({ t: w.clock.now, connectionUp: up });
+      note(w, 'client', `idle timer fired (${w.cfg.T} ms without ${c.behaviour.idleOn})`);
+      idleTimeout(c, w.cfg, w.port);
+    }
+    if (c.proofAt !== null && c.proofAt <= w.clock.now) proofTimeout(c, w.port);
+    if (c.done === null && c.reconnectAt !== null && c.reconnectAt <= w.clock.now) {
+      note(w, 'client', 'reconnect back-off elapsed');
+      reconnect(c, w.cfg, w.port);
+    }
+  }
+}
+
+/** The network drops the connection; the client notices unless the drop is silent. */
+export function disconnectNetwork(w: World, silent: boolean): void {
+  if (!w.net.up) return;
+  closeConnection(w);
+  if (!silent) noticeDisconnect(w.client, w.cfg, w.port);
+}
