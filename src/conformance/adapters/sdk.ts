@@ -1,0 +1,231 @@
+/**
+ * Adapters for the official TypeScript SDK servers: `@modelcontextprotocol/sdk` 1.x (the Node
+ * `StreamableHTTPServerTransport`) and `@modelcontextprotocol/server` 2.x (the
+ * `WebStandardStreamableHTTPServerTransport`, bridged to Node `http` here since 2.x ships no
+ * Node wrapper in that package), each with a choice of event store.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport as NodeTransportV1 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { InMemoryEventStore as SdkExampleStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import {
+  McpServer as McpServerV2,
+  WebStandardStreamableHTTPServerTransport as WebTransportV2,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { ContinuityEventStore, CONTINUITY_ID_PATTERN } from '../continuity-store.js';
+import { RingBufferEventStore, type EventStoreLike } from '../stores.js';
+import { runCount, TOOL_NAME, type CountArgs, type ProgressParams } from '../tool.js';
+import { OPAQUE_IDS, patternCodec, type IdCodec, type StartOptions } from '../types.js';
+import { packageVersion } from '../versions.js';
+import { SessionHost, type HostedSession, type ProcessState } from './host.js';
+
+/** Which event store an SDK adapter runs with. */
+export type StoreKind = 'example' | 'ring' | 'continuity';
+
+/** Ids of the ring store: `<stream>_<global seq>`. */
+export const RING_ID_PATTERN = /^(?<stream>.+)_(?<seq>\d+)$/;
+
+interface StoreSpec {
+  label: string;
+  codec: IdCodec;
+  evict: boolean;
+  /** Store instance for a session: shared per process, or per session. */
+  make(options: StartOptions, state: ProcessState): EventStoreLike;
+  scope: string;
+}
+
+function shared(state: ProcessState, make: () => EventStoreLike): EventStoreLike {
+  let store = state.get('store') as EventStoreLike | undefined;
+  if (!store) {
+    store = make();
+    state.set('store', store);
+  }
+  return store;
+}
+
+const STORES: Record<StoreKind, StoreSpec> = {
+  example: {
+    label: 'SDK example InMemoryEventStore',
+    codec: OPAQUE_IDS,
+    evict: false,
+    scope: 'one store per process, shared by all sessions (as in the SDK ssePollingExample)',
+    make: (_o, state) => shared(state, () => new SdkExampleStore() as unknown as EventStoreLike),
+  },
+  ring: {
+    label: 'ring buffer (usual shape)',
+    codec: patternCodec(RING_ID_PATTERN, 'global'),
+    evict: true,
+    scope: 'one store per process, shared by all sessions',
+    make: (o, state) => shared(state, () => new RingBufferEventStore(o.retention)),
+  },
+  continuity: {
+    label: 'ContinuityEventStore',
+    codec: patternCodec(CONTINUITY_ID_PATTERN),
+    evict: true,
+    scope: 'one store per session',
+    make: (o) => new ContinuityEventStore({ capacity: o.retention }),
+  },
+};
+
+const countShape = {
+  tag: z.string(),
+  n: z.number().int().min(0),
+  holds: z.array(z.number().int()).optional(),
+  pad: z.number().int().min(0).optional(),
+  pauseMs: z.number().int().min(0).optional(),
+  gapMs: z.number().int().min(0).optional(),
+};
+
+function createV1Session(
+  sessionId: string,
+  options: StartOptions,
+  store: EventStoreLike,
+): Promise<HostedSession> {
+  const server = new McpServerV1({ name: 'conformance-v1', version: '1.0.0' });
+  server.registerTool(
+    TOOL_NAME,
+    {
+      description: 'emits N numbered progress notifications, then its result',
+      inputSchema: countShape,
+    },
+    async (args, extra) =>
+      runCount(
+        args as CountArgs,
+        extra._meta?.progressToken,
+        (params: ProgressParams) =>
+          extra.sendNotification({ method: 'notifications/progress', params }),
+        options.control,
+      ),
+  );
+  const transport = new NodeTransportV1({
+    sessionIdGenerator: () => sessionId,
+    eventStore: store as never,
+    keepAliveMs: options.keepAliveMs,
+  });
+  return server.connect(transport).then(() => ({
+    handle: (req: IncomingMessage, res: ServerResponse, body: unknown) =>
+      transport.handleRequest(req, res, body),
+    close: async () => {
+      await transport.close();
+      await server.close();
+    },
+  }));
+}
+
+/** Serves a web-standard `Response` on a Node `ServerResponse`, honouring backpressure. */
+export async function sendWebResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((v, k) => (headers[k] = v));
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  let closed = false;
+  res.on('close', () => {
+    closed = true;
+    reader.cancel().catch(() => {});
+  });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || closed) break;
+      if (!res.write(value)) {
+        await new Promise<void>((r) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            r();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+    }
+  } catch {
+    // the stream was cancelled: the connection is gone
+  }
+  if (!closed) res.end();
+}
+
+/** Builds a web-standard `Request` from a Node request whose body was already read. */
+export function toWebRequest(req: IncomingMessage, body: unknown): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (typeof v === 'string') headers.set(k, v);
+    else if (Array.isArray(v)) for (const x of v) headers.append(k, x);
+  }
+  const init: RequestInit = { method: req.method ?? 'GET', headers };
+  if (body !== undefined && req.method === 'POST') init.body = JSON.stringify(body);
+  return new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url ?? '/'}`, init);
+}
+
+function createV2Session(
+  sessionId: string,
+  options: StartOptions,
+  store: EventStoreLike,
+): Promise<HostedSession> {
+  const server = new McpServerV2({ name: 'conformance-v2', version: '2.0.0' });
+  server.registerTool(
+    TOOL_NAME,
+    {
+      description: 'emits N numbered progress notifications, then its result',
+      inputSchema: z.object(countShape),
+    },
+    async (args, ctx) =>
+      runCount(
+        args as CountArgs,
+        ctx.mcpReq._meta?.progressToken,
+        (params: ProgressParams) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
+        options.control,
+      ),
+  );
+  const transport = new WebTransportV2({
+    sessionIdGenerator: () => sessionId,
+    eventStore: store as never,
+    keepAliveMs: options.keepAliveMs,
+  });
+  return server.connect(transport).then(() => ({
+    handle: async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+      const response = await transport.handleRequest(toWebRequest(req, body), {
+        parsedBody: body,
+      });
+      await sendWebResponse(response, res);
+    },
+    close: async () => {
+      await transport.close();
+      await server.close();
+    },
+  }));
+}
+
+/** The SDK 1.x server (`@modelcontextprotocol/sdk`) with the given store. */
+export function sdkV1Adapter(kind: StoreKind): SessionHost {
+  const spec = STORES[kind];
+  return new SessionHost({
+    name: `sdk ${packageVersion('@modelcontextprotocol/sdk')} + ${spec.label}`,
+    versions: { '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk') },
+    idCodec: spec.codec,
+    capabilities: { evict: spec.evict, keepalive: true },
+    setup: `StreamableHTTPServerTransport (Node), ${spec.label}, ${spec.scope}`,
+    createSession: (sid, options, state) =>
+      createV1Session(sid, options, spec.make(options, state)),
+  });
+}
+
+/** The SDK 2.x server (`@modelcontextprotocol/server`) with the given store. */
+export function sdkV2Adapter(kind: StoreKind): SessionHost {
+  const spec = STORES[kind];
+  return new SessionHost({
+    name: `server ${packageVersion('@modelcontextprotocol/server')} + ${spec.label}`,
+    versions: { '@modelcontextprotocol/server': packageVersion('@modelcontextprotocol/server') },
+    idCodec: spec.codec,
+    capabilities: { evict: spec.evict, keepalive: true },
+    setup: `WebStandardStreamableHTTPServerTransport (bridged to node:http), ${spec.label}, ${spec.scope}`,
+    createSession: (sid, options, state) =>
+      createV2Session(sid, options, spec.make(options, state)),
+  });
+}

@@ -1,0 +1,237 @@
+/**
+ * Runs scenarios against implementations: one fresh server per cell, every cell bounded, the
+ * recorded trace judged by the trace oracle (`checkTrace`) beside the ground truth.
+ */
+import { checkTrace } from '../trace/check.js';
+import type { CheckReport } from '../trace/report.js';
+import { TraceRecorder } from './recorder.js';
+import { SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
+import { HoldControl } from './tool.js';
+import type { CellResult, CellVerdict, IdCodec, ImplementationAdapter } from './types.js';
+
+/** Settings of a run. */
+export interface MatrixOptions {
+  /** Server keepalive interval (ms). Default 100. */
+  keepAliveMs?: number;
+  /** Store retention (events) where it can be set. Default 16. */
+  retention?: number;
+  /** Bound on each request (ms). Default 2000. */
+  timeoutMs?: number;
+  /** Silence meaning "nothing more is coming" (ms). Default 400. */
+  idleMs?: number;
+  /** Bound on a whole cell (ms): beyond it the cell is a hang. Default 10000. */
+  cellTimeoutMs?: number;
+}
+
+/** The oracle's reading of a cell's trace, beside the ground truth. */
+export interface OracleView {
+  /** Expected outcome of each reconnect, in order. */
+  outcomes: string[];
+  /** Continuity breaks the oracle found. */
+  breaks: number;
+  /** Reconnects whose cursor was ahead of what the client received. */
+  cursorAhead: number;
+  /** `true` when the oracle and the ground truth agree. */
+  agrees: boolean;
+  /** Where they disagree: which one is wrong, and why. */
+  note?: string;
+  /** The oracle failed on the trace (bad input): the message. */
+  error?: string;
+}
+
+/** A cell with the oracle's view. */
+export interface JudgedCell extends CellResult {
+  oracle?: OracleView;
+}
+
+/** An implementation to run: a fresh adapter per cell. */
+export interface ImplementationEntry {
+  name: string;
+  make(): ImplementationAdapter;
+}
+
+function accepting(outcome: string): boolean {
+  return outcome === 'resumed' || outcome === 'delayed';
+}
+
+/** Compares the oracle's report with the cell's ground truth verdict. */
+export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCodec): OracleView {
+  const opaque = codec.pattern === null;
+  const global = codec.sequence === 'global';
+  const outcomes = report.reconnects.map((r) => r.expected);
+  const breaks = report.breaks.length;
+  const cursorAhead = report.cursorAhead.length;
+  const last = outcomes.at(-1);
+  const view: OracleView = { outcomes, breaks, cursorAhead, agrees: true };
+  const flagged = breaks > 0 || cursorAhead > 0 || (last !== undefined && !accepting(last));
+  if (cell.verdict === 'n/a') return view;
+  if (last === undefined) {
+    // No reconnect (reader-stall): the oracle can only speak to continuity.
+    const bad = cell.verdict !== 'honored';
+    view.agrees = bad === breaks > 0;
+    if (!view.agrees) {
+      view.note = bad
+        ? 'oracle wrong: the stream lost messages yet its ids stayed contiguous'
+        : 'oracle wrong: it reports a break on a stream that delivered everything';
+    }
+    return view;
+  }
+  if (cell.verdict === 'honored') {
+    view.agrees = !flagged;
+    if (!view.agrees) {
+      view.note = opaque
+        ? 'oracle conservative, not wrong: the ids carry no sequence, so no event can prove ' +
+          'it is the successor of the cursor; the server replayed correctly but a client ' +
+          'cannot know it (the seed: only an id = cursor+1 or a declared floor proves)'
+        : global
+          ? 'oracle misled by the id codec: the ids carry one global sequence, so events of ' +
+            'interleaved streams look like gaps; a client cannot prove continuity from such ids'
+          : `oracle stricter than the ground truth: ${report.reconnects.at(-1)?.reason ?? 'break'}`;
+    }
+    return view;
+  }
+  view.agrees = flagged;
+  if (!view.agrees && cell.verdict === 'leak') {
+    view.note =
+      'oracle blind here, not wrong about continuity: the replayed events are the true ' +
+      'successors of the cursor; a trace has no session identity, so only the ground truth ' +
+      "sees that they belong to another session's stream";
+  } else if (!view.agrees) {
+    view.note = opaque
+      ? 'oracle wrong on this trace: opaque ids were numbered by arrival, which hides the gap ' +
+        '(the trace cannot express what the ids do not carry)'
+      : `oracle wrong: it accepted (${last}) a reconnect that was ${cell.verdict}; ` +
+        'the ids it saw were contiguous from the cursor';
+  }
+  return view;
+}
+
+/** Runs one scenario against a fresh instance of one implementation. */
+export async function runCell(
+  entry: ImplementationEntry,
+  scenario: Scenario,
+  options: MatrixOptions = {},
+): Promise<JudgedCell> {
+  const started = Date.now();
+  const adapter = entry.make();
+  const base = {
+    implementation: entry.name,
+    scenario: scenario.name,
+    reconnects: [],
+    trace: [],
+  };
+  const why = scenario.requires?.(adapter) ?? null;
+  if (why !== null) {
+    return { ...base, verdict: 'n/a', observed: 'not run', reason: why, ms: 0 };
+  }
+  const control = new HoldControl();
+  const trace = new TraceRecorder(adapter.idCodec);
+  const keepAliveMs = options.keepAliveMs ?? 100;
+  const retention = options.retention ?? 16;
+  const ctx: ScenarioContext = {
+    adapter,
+    url: '',
+    control,
+    trace,
+    keepAliveMs,
+    retention,
+    timeoutMs: options.timeoutMs ?? 2000,
+    idleMs: options.idleMs ?? 400,
+    clients: [],
+    streams: [],
+  };
+  let cell: JudgedCell;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    ctx.url = await adapter.start({ control, keepAliveMs, retention });
+    const bound = options.cellTimeoutMs ?? 10_000;
+    const timeout = new Promise<'hang'>((r) => (timer = setTimeout(() => r('hang'), bound)));
+    const run = await Promise.race([scenario.run(ctx), timeout]);
+    if (run === 'hang') {
+      cell = {
+        ...base,
+        verdict: 'hang',
+        observed: `scenario exceeded ${bound} ms`,
+        trace: trace.lines,
+        ms: Date.now() - started,
+      };
+    } else {
+      cell = {
+        ...base,
+        verdict: run.verdict,
+        observed: run.observed,
+        reconnects: run.reconnects,
+        truth: run.truth,
+        trace: trace.lines,
+        ms: Date.now() - started,
+        ...(run.security ? { security: true } : {}),
+      };
+    }
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    cell = {
+      ...base,
+      verdict: 'hang',
+      observed: `harness could not complete the scenario: ${message}`,
+      trace: trace.lines,
+      ms: Date.now() - started,
+    };
+  } finally {
+    clearTimeout(timer);
+    control.releaseAll();
+    for (const s of ctx.streams) s.abort();
+    await adapter.stop().catch(() => {});
+  }
+  if (cell.trace.length > 0) {
+    try {
+      const report = await checkTrace(cell.trace, {
+        ...(adapter.idCodec.pattern ? { idPattern: adapter.idCodec.pattern } : {}),
+      });
+      cell.oracle = compareOracle(cell, report, adapter.idCodec);
+    } catch (e) {
+      cell.oracle = {
+        outcomes: [],
+        breaks: 0,
+        cursorAhead: 0,
+        agrees: false,
+        error: e instanceof Error ? e.message : String(e),
+      };
+    }
+  }
+  return cell;
+}
+
+/** Runs every scenario (or those named in `only`) against every implementation. */
+export async function runMatrix(
+  entries: readonly ImplementationEntry[],
+  options: MatrixOptions & { only?: string[]; scenarios?: readonly Scenario[] } = {},
+  onCell?: (cell: JudgedCell) => void,
+): Promise<JudgedCell[]> {
+  const scenarios = (options.scenarios ?? SCENARIOS).filter(
+    (s) => !options.only || options.only.includes(s.name),
+  );
+  const cells: JudgedCell[] = [];
+  for (const entry of entries) {
+    if (options.only && !scenarios.length && !options.only.includes(entry.name)) continue;
+    for (const scenario of scenarios) {
+      const cell = await runCell(entry, scenario, options);
+      cells.push(cell);
+      onCell?.(cell);
+    }
+  }
+  return cells;
+}
+
+/** Counts of each verdict. */
+export function tally(cells: readonly JudgedCell[]): Record<CellVerdict, number> {
+  const t: Record<CellVerdict, number> = {
+    honored: 0,
+    rejected: 0,
+    'silent loss': 0,
+    leak: 0,
+    hang: 0,
+    'n/a': 0,
+  };
+  for (const c of cells) t[c.verdict] += 1;
+  return t;
+}

@@ -1,0 +1,290 @@
+/**
+ * The recording client: speaks MCP over real HTTP to an implementation, follows one tool call's
+ * stream across reconnects, and records two things side by side: the trace (format v1, what a
+ * client could observe, ids read through the implementation's id codec) and the ground truth
+ * (which numbered messages arrived).
+ */
+import { isReplayAck, type ReplayAck } from './continuity-store.js';
+import {
+  request,
+  type HttpAnswer,
+  type SseRead,
+  type SseStream,
+  type StreamLimits,
+} from './sse-client.js';
+import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
+import type { Delivered, IdCodec } from './types.js';
+
+/** The protocol version the recording client speaks (priming events need 2025-11-25). */
+export const PROTOCOL_VERSION = '2025-11-25';
+
+/** What one SSE message turned out to be. */
+export type Decoded =
+  | { kind: 'message'; delivered: Omit<Delivered, 'id'> }
+  | { kind: 'priming' }
+  | { kind: 'ack'; ack: ReplayAck }
+  | { kind: 'other'; method?: string };
+
+/** Decodes the data of one SSE event into a numbered message, a priming event, or else. */
+export function decodeData(data: string): Decoded {
+  if (data.trim() === '' || data.trim() === '{}') return { kind: 'priming' };
+  let msg: unknown;
+  try {
+    msg = JSON.parse(data);
+  } catch {
+    return { kind: 'other' };
+  }
+  if (isReplayAck(msg)) return { kind: 'ack', ack: msg };
+  const m = msg as {
+    method?: string;
+    params?: { message?: unknown };
+    result?: { content?: { text?: unknown }[] };
+  };
+  if (m.method === 'notifications/progress' && typeof m.params?.message === 'string') {
+    const p = parseMessageText(m.params.message);
+    if (p) return { kind: 'message', delivered: { tag: p.tag, index: p.index } };
+  }
+  const text = m.result?.content?.[0]?.text;
+  if (typeof text === 'string') {
+    const r = parseResultText(text);
+    if (r) return { kind: 'message', delivered: { tag: r.tag, index: 'result' } };
+  }
+  return m.method !== undefined ? { kind: 'other', method: m.method } : { kind: 'other' };
+}
+
+/** Records a trace in format v1 (one JSON object per line). */
+export class TraceRecorder {
+  readonly lines: string[] = [];
+  private readonly t0 = Date.now();
+  /** Opaque ids: the arrival ordinal of each id seen on an accepted first stream. */
+  private readonly ordinals = new Map<string, number>();
+  private nextOrdinal = 1;
+
+  constructor(readonly codec: IdCodec) {}
+
+  /** Appends one line. */
+  write(line: Record<string, unknown>): void {
+    this.lines.push(JSON.stringify({ ...line, t: Date.now() - this.t0 }));
+  }
+
+  /**
+   * The trace fields of an SSE id: its sequence (and stream) through the codec. Opaque ids are
+   * numbered by arrival on the first stream (where any id is accepted); on a resumed stream a
+   * new opaque id carries no provable sequence and is recorded without `id`.
+   */
+  idFields(id: string, firstStream: boolean): Record<string, unknown> {
+    const d = this.codec.decode(id);
+    if (d) return d.stream === undefined ? { id: d.seq } : { id: d.seq, stream: d.stream };
+    const known = this.ordinals.get(id);
+    if (known !== undefined) return { id: known };
+    if (firstStream) {
+      const n = this.nextOrdinal++;
+      this.ordinals.set(id, n);
+      return { id: n };
+    }
+    return { opaqueId: id };
+  }
+
+  /** The trace fields of a cursor (`null` when it cannot be read). */
+  cursorFields(id: string | null): Record<string, unknown> {
+    if (id === null) return { cursor: null };
+    const d = this.codec.decode(id);
+    if (d) return d.stream === undefined ? { cursor: d.seq } : { cursor: d.seq, stream: d.stream };
+    const known = this.ordinals.get(id);
+    return { cursor: known ?? 0, opaqueCursor: id };
+  }
+}
+
+/** The MCP session of the recording client. */
+export class RecordingClient {
+  sessionId: string | undefined;
+  private nextId = 1;
+
+  constructor(
+    readonly url: string,
+    readonly timeoutMs = 3000,
+    readonly fetchFn: typeof fetch = fetch,
+    readonly limits: StreamLimits = {},
+  ) {}
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    const h: Record<string, string> = {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      ...extra,
+    };
+    if (this.sessionId) {
+      h['mcp-session-id'] = this.sessionId;
+      h['mcp-protocol-version'] = PROTOCOL_VERSION;
+    }
+    return h;
+  }
+
+  private post(body: unknown): Promise<HttpAnswer> {
+    return request(
+      this.fetchFn,
+      this.url,
+      { method: 'POST', headers: this.headers(), body: JSON.stringify(body) },
+      this.timeoutMs,
+      this.limits,
+    );
+  }
+
+  /** `initialize` then `notifications/initialized`; throws when the server does not answer. */
+  async initialize(): Promise<void> {
+    const answer = await this.post({
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'initialize',
+      params: {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'mcp-resumption-conformance', version: '0.1.0' },
+      },
+    });
+    if (answer.kind === 'sse') {
+      this.sessionId = answer.stream.headers.get('mcp-session-id') ?? undefined;
+      // Read to the response (priming first), bounded.
+      for (;;) {
+        const r = await answer.stream.next(this.timeoutMs);
+        if (r.kind === 'event' && r.data.includes('"result"')) break;
+        if (r.kind === 'end' || r.kind === 'timeout' || r.kind === 'error') break;
+      }
+      answer.stream.abort();
+    } else if (answer.kind === 'json') {
+      this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
+      if (answer.status !== 200) throw new Error(`initialize answered ${answer.status}`);
+    } else {
+      throw new Error(`initialize: ${answer.kind}`);
+    }
+    if (!this.sessionId) throw new Error('initialize: no Mcp-Session-Id');
+    const note = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (note.kind === 'sse') note.stream.abort();
+  }
+
+  /** Calls the test tool; the answer is normally an SSE stream. */
+  call(args: CountArgs): Promise<HttpAnswer> {
+    const id = this.nextId++;
+    return this.post({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: TOOL_NAME, arguments: args, _meta: { progressToken: `${args.tag}-${id}` } },
+    });
+  }
+
+  /** The resumption GET, with `Last-Event-ID` when `cursor` is not `null`. */
+  get(cursor: string | null, sessionId = this.sessionId): Promise<HttpAnswer> {
+    const h: Record<string, string> = { accept: 'text/event-stream' };
+    if (sessionId) {
+      h['mcp-session-id'] = sessionId;
+      h['mcp-protocol-version'] = PROTOCOL_VERSION;
+    }
+    if (cursor !== null) h['last-event-id'] = cursor;
+    const send = () =>
+      request(this.fetchFn, this.url, { method: 'GET', headers: h }, this.timeoutMs, this.limits);
+    // A connection the server just cut may still sit in the pool: one retry, as clients do.
+    return send().then((a) => (a.kind === 'error' ? send() : a));
+  }
+
+  /** Ends the session (DELETE), best effort. */
+  async close(): Promise<void> {
+    if (!this.sessionId) return;
+    const answer = await request(
+      this.fetchFn,
+      this.url,
+      { method: 'DELETE', headers: this.headers() },
+      this.timeoutMs,
+    );
+    if (answer.kind === 'sse') answer.stream.abort();
+  }
+}
+
+/** How reading a stream stopped. */
+export type ReadStop = 'matched' | 'end' | 'timeout' | 'error';
+
+/**
+ * Follows one tool call across its streams: records every item in the trace and every
+ * numbered message in `delivered`, and keeps the cursor (the last SSE id received).
+ */
+export class CallFollower {
+  /** Every numbered message received, across streams, in order. */
+  readonly delivered: Delivered[] = [];
+  /** The last SSE id received (the cursor a reconnect sends). */
+  cursor: string | null = null;
+  /** Every SSE id received, in order. */
+  readonly ids: string[] = [];
+
+  constructor(readonly trace: TraceRecorder) {}
+
+  /** Records the opening of the call's first stream. */
+  open(status: number): void {
+    this.trace.write({ type: 'open', status });
+  }
+
+  /**
+   * Reads `stream` until `until(delivered)` holds, the stream ends, or nothing arrives for
+   * `idleMs`. `firstStream` tells the trace whether any id is acceptable (see
+   * {@link TraceRecorder.idFields}); `sink` receives what this stream delivered.
+   */
+  async read(
+    stream: SseStream,
+    until: (d: Delivered[]) => boolean,
+    idleMs: number,
+    firstStream: boolean,
+    sink: Delivered[] = [],
+  ): Promise<ReadStop> {
+    if (until(this.delivered)) return 'matched';
+    // Only events count as progress: keepalives must not keep a silent stream "alive" forever.
+    let lastProgress = Date.now();
+    for (;;) {
+      const left = lastProgress + idleMs - Date.now();
+      const r: SseRead = left > 0 ? await stream.next(left) : { kind: 'timeout' };
+      if (r.kind === 'end') {
+        this.trace.write({ type: 'end' });
+        return 'end';
+      }
+      if (r.kind === 'timeout') {
+        this.trace.write({ type: 'idle-timeout' });
+        return 'timeout';
+      }
+      if (r.kind === 'error') {
+        this.trace.write({ type: 'disconnect', error: r.message.slice(0, 200) });
+        return 'error';
+      }
+      this.record(r, firstStream, sink);
+      if (r.kind === 'event') lastProgress = Date.now();
+      if (until(this.delivered)) return 'matched';
+    }
+  }
+
+  /** Records one SSE item. */
+  record(r: SseRead, firstStream: boolean, sink: Delivered[]): void {
+    if (r.kind === 'comment' || r.kind === 'retry') {
+      if (r.kind === 'comment') this.trace.write({ type: 'keepalive' });
+      return;
+    }
+    if (r.kind !== 'event') return;
+    const decoded = decodeData(r.data);
+    if (r.id === undefined || r.id === '') {
+      this.trace.write({ type: 'keepalive', kind: decoded.kind });
+      if (decoded.kind === 'message') {
+        this.delivered.push(decoded.delivered);
+        sink.push(decoded.delivered);
+      }
+      return;
+    }
+    this.trace.write({
+      type: 'event',
+      ...this.trace.idFields(r.id, firstStream),
+      kind: decoded.kind === 'message' ? String(decoded.delivered.index) : decoded.kind,
+    });
+    this.cursor = r.id;
+    this.ids.push(r.id);
+    if (decoded.kind === 'message') {
+      const d: Delivered = { ...decoded.delivered, id: r.id };
+      this.delivered.push(d);
+      sink.push(d);
+    }
+  }
+}

@@ -1,0 +1,429 @@
+/**
+ * The scenarios, each a named function: put the server where the scenario needs it (with the
+ * test tool's holds, not with sleeps), cut the connection, reconnect with `Last-Event-ID`, and
+ * compare what arrived with what was owed. Every wait is bounded by `timeoutMs` / `idleMs`.
+ */
+import { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
+import type { SseStream } from './sse-client.js';
+import type { HoldControl } from './tool.js';
+import { describe, groundTruth, owed, verdictOf } from './truth.js';
+import type {
+  CellVerdict,
+  Delivered,
+  GroundTruth,
+  ImplementationAdapter,
+  ReconnectObservationRecord,
+} from './types.js';
+
+/** What a scenario gets to work with. */
+export interface ScenarioContext {
+  adapter: ImplementationAdapter;
+  url: string;
+  control: HoldControl;
+  trace: TraceRecorder;
+  /** The server's keepalive interval (ms). */
+  keepAliveMs: number;
+  /** The server's retention (events), where it can be set. */
+  retention: number;
+  /** Bound on every request (ms): no headers by then is a hang. */
+  timeoutMs: number;
+  /** Silence on an open stream for this long means nothing more is coming (ms). */
+  idleMs: number;
+  /** Clients the scenario opened (closed by the runner). */
+  clients: RecordingClient[];
+  /** Streams the scenario opened (aborted by the runner). */
+  streams: SseStream[];
+}
+
+/** What a scenario found. */
+export interface ScenarioRun {
+  reconnects: ReconnectObservationRecord[];
+  truth: GroundTruth;
+  verdict: CellVerdict;
+  observed: string;
+  security?: boolean;
+}
+
+/** A named scenario. */
+export interface Scenario {
+  name: string;
+  /** One line: what it does. */
+  title: string;
+  /** Why it cannot run against `adapter` (`null`: it can). */
+  requires?(adapter: ImplementationAdapter): string | null;
+  run(ctx: ScenarioContext): Promise<ScenarioRun>;
+}
+
+/**
+ * Milliseconds between the tool's messages outside the burst scenario: each message gets its
+ * own millisecond, so that only `same-ms-burst` exercises same-millisecond ids.
+ */
+const GAP = 2;
+
+const has = (tag: string, index: number | 'result') => (d: Delivered[]) =>
+  d.some((x) => x.tag === tag && x.index === index);
+
+async function newClient(ctx: ScenarioContext): Promise<RecordingClient> {
+  const c = new RecordingClient(ctx.url, ctx.timeoutMs);
+  ctx.clients.push(c);
+  await c.initialize();
+  return c;
+}
+
+/** Opens a call and reads its stream until message `upTo` arrived. */
+async function openCall(
+  ctx: ScenarioContext,
+  client: RecordingClient,
+  follower: CallFollower,
+  args: Parameters<RecordingClient['call']>[0],
+  upTo: number,
+): Promise<SseStream> {
+  const answer = await client.call(args);
+  if (answer.kind !== 'sse') {
+    throw new Error(`tools/call did not open a stream (${answer.kind})`);
+  }
+  ctx.streams.push(answer.stream);
+  follower.open(answer.stream.status);
+  const stop = await follower.read(answer.stream, has(args.tag, upTo), ctx.timeoutMs, true);
+  if (stop !== 'matched') throw new Error(`call ${args.tag}: message ${upTo} never came (${stop})`);
+  return answer.stream;
+}
+
+/** Client-side disconnect: the trace records it, the connection is cut. */
+function disconnect(follower: CallFollower, stream: SseStream): void {
+  stream.abort();
+  follower.trace.write({ type: 'disconnect' });
+}
+
+/**
+ * Reconnects with `cursor` and reads the answer: records `reconnect`, then `response` (with the
+ * floor of an in-band replay acknowledgment if the stream starts with one), then the stream,
+ * until `until` holds or the stream ends or stays silent for `idleMs`.
+ */
+async function resume(
+  ctx: ScenarioContext,
+  client: RecordingClient,
+  follower: CallFollower,
+  cursor: string | null,
+  until: (d: Delivered[]) => boolean,
+  sessionId?: string,
+): Promise<{ rec: ReconnectObservationRecord; stream?: SseStream }> {
+  const trace = follower.trace;
+  trace.write({ type: 'reconnect', ...trace.cursorFields(cursor) });
+  const answer = await client.get(cursor, sessionId ?? client.sessionId);
+  const delivered: Delivered[] = [];
+  if (answer.kind === 'timeout' || answer.kind === 'error') {
+    trace.write({ type: 'disconnect' });
+    const ending = answer.kind;
+    return { rec: { cursor, status: null, ending, delivered } };
+  }
+  if (answer.kind === 'json') {
+    trace.write({ type: 'response', status: answer.status });
+    return { rec: { cursor, status: answer.status, ending: 'not-read', delivered } };
+  }
+  const stream = answer.stream;
+  ctx.streams.push(stream);
+  if (stream.status !== 200) {
+    trace.write({ type: 'response', status: stream.status });
+    stream.abort();
+    return { rec: { cursor, status: stream.status, ending: 'not-read', delivered } };
+  }
+  // The response line waits for the first item: an in-band acknowledgment declares the floor.
+  let first = await stream.next(ctx.idleMs);
+  const firstDeadline = Date.now() + ctx.idleMs;
+  while (first.kind === 'comment' || first.kind === 'retry') {
+    if (first.kind === 'comment') trace.write({ type: 'keepalive' });
+    first = await stream.next(Math.max(1, firstDeadline - Date.now()));
+  }
+  if (first.kind === 'event' && !first.id) {
+    const d = decodeData(first.data);
+    if (d.kind === 'ack') {
+      trace.write({ type: 'response', status: 200, floor: d.ack.params.floor });
+    } else {
+      trace.write({ type: 'response', status: 200 });
+      follower.record(first, false, delivered);
+    }
+  } else {
+    trace.write({ type: 'response', status: 200 });
+    if (first.kind === 'end') {
+      trace.write({ type: 'end' });
+      return { rec: { cursor, status: 200, ending: 'end', delivered }, stream };
+    }
+    if (first.kind === 'timeout') {
+      trace.write({ type: 'idle-timeout' });
+      return { rec: { cursor, status: 200, ending: 'timeout', delivered }, stream };
+    }
+    if (first.kind === 'error') {
+      trace.write({ type: 'disconnect' });
+      return { rec: { cursor, status: 200, ending: 'error', delivered }, stream };
+    }
+    follower.record(first, false, delivered);
+  }
+  const stop = await follower.read(stream, until, ctx.idleMs, false, delivered);
+  const ending = stop === 'matched' ? 'complete' : stop;
+  return { rec: { cursor, status: 200, ending, delivered }, stream };
+}
+
+/** Continues reading an already resumed stream into the same record. */
+async function keepReading(
+  ctx: ScenarioContext,
+  follower: CallFollower,
+  r: { rec: ReconnectObservationRecord; stream?: SseStream },
+  until: (d: Delivered[]) => boolean,
+): Promise<void> {
+  if (!r.stream || r.rec.ending === 'end' || r.rec.ending === 'error') return;
+  const stop = await follower.read(r.stream, until, ctx.idleMs, false, r.rec.delivered);
+  r.rec.ending = stop === 'matched' ? 'complete' : stop;
+}
+
+function judge(
+  rec: ReconnectObservationRecord,
+  expected: Delivered[],
+  own: string[],
+  reconnects = [rec],
+): ScenarioRun {
+  const truth = groundTruth(expected, rec.delivered, new Set(own));
+  return { reconnects, truth, verdict: verdictOf(rec, truth), observed: describe(rec, truth) };
+}
+
+const needsEviction = (a: ImplementationAdapter) =>
+  a.capabilities.evict
+    ? null
+    : 'its store never evicts (unbounded): there is nothing to resume after';
+
+/** The shape of a single-call scenario. */
+interface SingleCall {
+  /** Messages of the call. */
+  n: number;
+  /** The client cuts the connection after this message. */
+  cutAfter: number;
+  /** The server emits up to this message while the client is away. */
+  awayUpTo: number;
+  /** Hold the tool right after the cut (off for a back-to-back burst). */
+  holdAtCut?: boolean;
+  /** Milliseconds between messages. */
+  gapMs?: number;
+  /** What happens to the server while the client is away (restart, eviction). */
+  meanwhile?: () => Promise<void>;
+}
+
+/**
+ * One call: read to `cutAfter`, cut, let the server emit up to `awayUpTo` (holding after it),
+ * apply `meanwhile`, resume from the cursor, release the rest and read to the result.
+ */
+async function singleCallResume(ctx: ScenarioContext, o: SingleCall): Promise<ScenarioRun> {
+  const client = await newClient(ctx);
+  const f = new CallFollower(ctx.trace);
+  const holdAtCut = o.holdAtCut ?? true;
+  const holds = [...(holdAtCut ? [o.cutAfter + 1] : []), o.awayUpTo + 1];
+  const args = { tag: 'A', n: o.n, holds, ...(o.gapMs ? { gapMs: o.gapMs } : {}) };
+  const s = await openCall(ctx, client, f, args, o.cutAfter);
+  const cursor = f.cursor;
+  disconnect(f, s);
+  if (o.awayUpTo > o.cutAfter) {
+    if (holdAtCut) ctx.control.release('A', o.cutAfter + 1);
+    await ctx.control.waitEmitted('A', o.awayUpTo, ctx.timeoutMs);
+  }
+  await o.meanwhile?.();
+  const upTo = o.awayUpTo > o.cutAfter ? o.awayUpTo : 'result';
+  const r = await resume(ctx, client, f, cursor, has('A', upTo));
+  ctx.control.releaseAll();
+  await keepReading(ctx, f, r, has('A', 'result'));
+  return judge(r.rec, owed('A', o.cutAfter, o.n), ['A']);
+}
+
+/** Resume within the retained window: the tool goes on while the client is away. */
+export const resumeWithinWindow: Scenario = {
+  name: 'within-window',
+  title: 'cut after message 3, server emits 4-5 meanwhile, resume from 3',
+  run: (ctx) => singleCallResume(ctx, { n: 8, cutAfter: 3, awayUpTo: 5, gapMs: GAP }),
+};
+
+/** Resume after the cursor was evicted from the store's retention. */
+export const resumeAfterEviction: Scenario = {
+  name: 'after-eviction',
+  title: 'cut after 3, server emits retention+8 more, resume from 3',
+  requires: needsEviction,
+  run: (ctx) =>
+    singleCallResume(ctx, {
+      n: ctx.retention + 8,
+      cutAfter: 3,
+      awayUpTo: ctx.retention + 8,
+      gapMs: GAP,
+      meanwhile: () => ctx.adapter.evict(),
+    }),
+};
+
+/** Resume after a server restart that lost every in-memory state. */
+export const resumeAfterRestart: Scenario = {
+  name: 'after-restart',
+  title: 'cut after 3, restart the server (state lost), resume from 3',
+  run: (ctx) =>
+    singleCallResume(ctx, {
+      n: 6,
+      cutAfter: 3,
+      awayUpTo: 3,
+      gapMs: GAP,
+      meanwhile: () => ctx.adapter.restart(),
+    }),
+};
+
+/**
+ * Resume with the cursor of another stream of the same session: judged against the cursor's
+ * own stream (the only one the server is told about); the other call's messages are foreign.
+ */
+export const cursorOfAnotherStream: Scenario = {
+  name: 'other-stream',
+  title: "two calls A, B; cut both after 3; resume with B's cursor: only B may follow",
+  async run(ctx) {
+    const client = await newClient(ctx);
+    const fa = new CallFollower(ctx.trace);
+    const n = 6;
+    const sa = await openCall(ctx, client, fa, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    // B is followed on its own connection: its events are not part of A's trace (one trace
+    // tells one stream's story; the machine does not model two concurrent streams).
+    const fb = new CallFollower(new TraceRecorder(ctx.trace.codec));
+    const sb = await openCall(ctx, client, fb, { tag: 'B', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const cursorB = fb.cursor;
+    disconnect(fa, sa);
+    sb.abort();
+    ctx.control.release('A', 4);
+    ctx.control.release('B', 4);
+    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
+    await ctx.control.waitEmitted('B', n, ctx.timeoutMs);
+    const r = await resume(ctx, client, fa, cursorB, has('B', n));
+    ctx.control.release('A', n + 1);
+    ctx.control.release('B', n + 1);
+    await keepReading(ctx, fa, r, has('B', 'result'));
+    return judge(r.rec, owed('B', 3, n), ['B']);
+  },
+};
+
+/**
+ * Resume, in another session, with a cursor of the first session. Nothing of the first session
+ * may reach the second: a replay is a cross-session leak (a security finding).
+ */
+export const cursorOfAnotherSession: Scenario = {
+  name: 'other-session',
+  title: 'session 2 sends a cursor of session 1: must be refused, never replayed',
+  async run(ctx) {
+    const one = await newClient(ctx);
+    const f1 = new CallFollower(ctx.trace);
+    const n = 6;
+    const s = await openCall(ctx, one, f1, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const cursor = f1.cursor;
+    s.abort();
+    ctx.control.release('A', 4);
+    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
+    const two = await newClient(ctx);
+    const f2 = new CallFollower(ctx.trace);
+    const r = await resume(ctx, two, f2, cursor, has('A', n));
+    ctx.control.release('A', n + 1);
+    await keepReading(ctx, f2, r, has('A', 'result'));
+    // Session 2 is owed nothing: the only right answer is a refusal.
+    const truth = groundTruth([], r.rec.delivered, new Set());
+    let verdict = verdictOf(r.rec, truth);
+    let observed = describe(r.rec, truth);
+    if (verdict === 'honored') {
+      verdict = 'silent loss';
+      observed += ': accepted a cursor it cannot replay';
+    }
+    return { reconnects: [r.rec], truth, verdict, observed, security: verdict === 'leak' };
+  },
+};
+
+/** A burst in the same millisecond, then resume from its first message. */
+export const burstThenResume: Scenario = {
+  name: 'same-ms-burst',
+  title: '12 messages emitted back to back, cut after the first, resume from it',
+  run: (ctx) => singleCallResume(ctx, { n: 12, cutAfter: 1, awayUpTo: 12, holdAtCut: false }),
+};
+
+/**
+ * A resumed stream that ends before any new event, then a second reconnect with the same
+ * cursor: the server must still replay from it.
+ */
+export const emptyResumeThenReconnect: Scenario = {
+  name: 'empty-resume-twice',
+  title: 'resume with nothing new, server ends that stream, reconnect again with the same cursor',
+  async run(ctx) {
+    const client = await newClient(ctx);
+    const f = new CallFollower(ctx.trace);
+    const n = 6;
+    const s = await openCall(ctx, client, f, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const cursor = f.cursor;
+    disconnect(f, s);
+    const first = await resume(ctx, client, f, cursor, has('A', 4));
+    // Nothing new yet: the server cuts the (empty) resumed stream.
+    ctx.adapter.dropConnections();
+    await keepReading(ctx, f, first, () => false);
+    ctx.control.release('A', 4);
+    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
+    const second = await resume(ctx, client, f, cursor, has('A', n));
+    ctx.control.release('A', n + 1);
+    await keepReading(ctx, f, second, has('A', 'result'));
+    const firstTruth = groundTruth([], first.rec.delivered, new Set(['A']));
+    const run = judge(second.rec, owed('A', 3, n), ['A'], [first.rec, second.rec]);
+    if (first.rec.status !== 200 && run.verdict === 'honored') run.verdict = 'rejected';
+    if (firstTruth.foreign.length > 0) run.verdict = 'leak';
+    run.observed = `1st: ${describe(first.rec, firstTruth)}; 2nd: ${run.observed}`;
+    return run;
+  },
+};
+
+/**
+ * The reader stalls (backpressure) for several keepalive intervals, then drains: nothing may
+ * be lost and no reconnect is needed.
+ */
+export const readerStallsThenDrains: Scenario = {
+  name: 'reader-stall',
+  title: 'stop reading for 5 keepalive intervals while 24 x 16 KiB messages queue, then drain',
+  requires: (a) =>
+    a.capabilities.keepalive ? null : 'its keepalive interval cannot be set (15 s default)',
+  async run(ctx) {
+    const client = await newClient(ctx);
+    const f = new CallFollower(ctx.trace);
+    const n = 24;
+    const answer = await client.call({
+      tag: 'A',
+      n,
+      pad: 16 * 1024,
+      pauseMs: ctx.keepAliveMs * 6,
+    });
+    if (answer.kind !== 'sse') throw new Error(`tools/call did not open a stream (${answer.kind})`);
+    ctx.streams.push(answer.stream);
+    f.open(answer.stream.status);
+    const delivered: Delivered[] = [];
+    await f.read(answer.stream, has('A', 1), ctx.timeoutMs, true, delivered);
+    // The stall: no read at all for five keepalive intervals.
+    await new Promise((r) => setTimeout(r, ctx.keepAliveMs * 5));
+    const stop = await f.read(
+      answer.stream,
+      has('A', 'result'),
+      Math.max(ctx.idleMs, ctx.keepAliveMs * 8),
+      true,
+      delivered,
+    );
+    const rec: ReconnectObservationRecord = {
+      cursor: null,
+      status: answer.stream.status,
+      ending: stop === 'matched' ? 'complete' : stop,
+      delivered: delivered.filter((d) => d.index !== 1),
+    };
+    const run = judge(rec, owed('A', 1, n), ['A'], []);
+    run.observed = `no reconnect; ${run.observed}`;
+    return run;
+  },
+};
+
+/** Every scenario, in the order of the matrix. */
+export const SCENARIOS: readonly Scenario[] = [
+  resumeWithinWindow,
+  resumeAfterEviction,
+  resumeAfterRestart,
+  cursorOfAnotherStream,
+  cursorOfAnotherSession,
+  burstThenResume,
+  emptyResumeThenReconnect,
+  readerStallsThenDrains,
+];

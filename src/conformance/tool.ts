@@ -1,0 +1,180 @@
+/**
+ * The test tool every implementation serves: `count` emits N numbered progress notifications,
+ * then its result. Each message names the call (`tag`) and its number, so the recording client
+ * can tell what arrived, what was lost, duplicated or reordered, and what belongs to another
+ * call or session. Holds let the harness stop the tool at exact points instead of sleeping.
+ */
+import type { ToolControl } from './types.js';
+
+/** The name of the test tool. */
+export const TOOL_NAME = 'count';
+
+/** Arguments of the test tool. */
+export interface CountArgs {
+  /** Names the call; echoed in every message. */
+  tag: string;
+  /** Number of progress notifications. */
+  n: number;
+  /** Message numbers to hold before emitting (`n + 1` holds the result). */
+  holds?: number[];
+  /** Bytes of padding per message (to create backpressure). */
+  pad?: number;
+  /** Pause before the result (ms). */
+  pauseMs?: number;
+  /** Pause between messages (ms): 2 puts each in its own millisecond. */
+  gapMs?: number;
+}
+
+/** A progress notification's params, as the tool sends it. */
+export interface ProgressParams {
+  progressToken: string | number;
+  progress: number;
+  total: number;
+  message: string;
+  [key: string]: unknown;
+}
+
+/** The text of message `index` of call `tag` (padding after a space). */
+export function messageText(tag: string, index: number, pad = 0): string {
+  return pad > 0 ? `${tag}#${index} ${'x'.repeat(pad)}` : `${tag}#${index}`;
+}
+
+/** The text of the tool's result for call `tag`. */
+export function resultText(tag: string, n: number): string {
+  return `${tag}:result:${n}`;
+}
+
+/** Reads `tag` and `index` back from a progress message text; `null` if it is not one. */
+export function parseMessageText(text: string): { tag: string; index: number } | null {
+  const m = /^([A-Za-z0-9_-]+)#(\d+)(?: |$)/.exec(text);
+  return m ? { tag: m[1]!, index: Number(m[2]) } : null;
+}
+
+/** Reads `tag` back from a result text; `null` if it is not one. */
+export function parseResultText(text: string): { tag: string; n: number } | null {
+  const m = /^([A-Za-z0-9_-]+):result:(\d+)$/.exec(text);
+  return m ? { tag: m[1]!, n: Number(m[2]) } : null;
+}
+
+/** The tool's result, in the MCP `CallToolResult` shape. */
+export interface CountResult {
+  content: { type: 'text'; text: string }[];
+  [key: string]: unknown;
+}
+
+/**
+ * Runs the tool: holds where asked, emits each numbered notification through `notify` (which
+ * resolves once the transport has stored and written it), reports it to `control`, then returns
+ * the result.
+ */
+export async function runCount(
+  args: CountArgs,
+  progressToken: string | number | undefined,
+  notify: (params: ProgressParams) => Promise<void>,
+  control: ToolControl,
+): Promise<CountResult> {
+  const holds = new Set(args.holds ?? []);
+  const token = progressToken ?? `${args.tag}-progress`;
+  for (let i = 1; i <= args.n; i++) {
+    if (holds.has(i)) await control.beforeEmit(args.tag, i);
+    if (args.gapMs && i > 1) await new Promise((r) => setTimeout(r, args.gapMs));
+    await notify({
+      progressToken: token,
+      progress: i,
+      total: args.n,
+      message: messageText(args.tag, i, args.pad ?? 0),
+    });
+    control.emitted(args.tag, i);
+  }
+  if (args.pauseMs) await new Promise((r) => setTimeout(r, args.pauseMs));
+  if (holds.has(args.n + 1)) await control.beforeEmit(args.tag, args.n + 1);
+  return { content: [{ type: 'text', text: resultText(args.tag, args.n) }] };
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/**
+ * The harness side of {@link ToolControl}: release holds, await emissions. Every wait is
+ * bounded; `releaseAll` frees a tool that a failed scenario left held.
+ */
+export class HoldControl implements ToolControl {
+  private readonly holds = new Map<string, Deferred>();
+  private readonly emissions = new Map<string, Deferred>();
+  private released = false;
+
+  constructor(private readonly holdTimeoutMs = 20_000) {}
+
+  private hold(key: string): Deferred {
+    let d = this.holds.get(key);
+    if (!d) {
+      d = deferred();
+      if (this.released) d.resolve();
+      this.holds.set(key, d);
+    }
+    return d;
+  }
+
+  private emission(key: string): Deferred {
+    let d = this.emissions.get(key);
+    if (!d) {
+      d = deferred();
+      this.emissions.set(key, d);
+    }
+    return d;
+  }
+
+  /** {@inheritDoc ToolControl.beforeEmit} */
+  async beforeEmit(tag: string, index: number): Promise<void> {
+    const d = this.hold(`${tag}:${index}`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((r) => {
+      timer = setTimeout(r, this.holdTimeoutMs);
+      timer.unref();
+    });
+    await Promise.race([d.promise, timeout]);
+    clearTimeout(timer);
+  }
+
+  /** {@inheritDoc ToolControl.emitted} */
+  emitted(tag: string, index: number): void {
+    this.emission(`${tag}:${index}`).resolve();
+  }
+
+  /** Lets call `tag` emit message `index` (or its result, at `n + 1`). */
+  release(tag: string, index: number): void {
+    this.hold(`${tag}:${index}`).resolve();
+  }
+
+  /** Resolves once call `tag` has emitted message `index`; rejects after `timeoutMs`. */
+  async waitEmitted(tag: string, index: number, timeoutMs = 5000): Promise<void> {
+    const d = this.emission(`${tag}:${index}`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(new Error(`tool call ${tag} did not emit message ${index} in ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([d.promise, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Releases every hold, present and future: the tool runs to completion. */
+  releaseAll(): void {
+    this.released = true;
+    for (const d of this.holds.values()) d.resolve();
+  }
+}

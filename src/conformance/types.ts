@@ -1,0 +1,172 @@
+/**
+ * The vocabulary of the conformance harness: what an implementation adapter must provide, what
+ * a scenario observes, and the verdict it reaches.
+ */
+
+/** The five answers a cell of the matrix can give (issue 5, section 3). */
+export type CellVerdict = 'honored' | 'rejected' | 'silent loss' | 'leak' | 'hang' | 'n/a';
+
+/** Every verdict, in the order the report lists them. */
+export const CELL_VERDICTS: readonly CellVerdict[] = [
+  'honored',
+  'rejected',
+  'silent loss',
+  'leak',
+  'hang',
+  'n/a',
+];
+
+/**
+ * Reads a sequence number (and, when the ids name it, the stream) out of an implementation's
+ * SSE event id. `null` when the id carries no sequence (opaque ids).
+ */
+export interface IdCodec {
+  /** A regular expression with a named group `seq` (and optionally `stream`), for `check`. */
+  readonly pattern: RegExp | null;
+  /** Whether `seq` counts per stream (contiguous within a stream) or across all streams. */
+  readonly sequence?: 'per-stream' | 'global';
+  /** Decodes one id; `null` when it is not of the implementation's form. */
+  decode(id: string): { seq: number; stream?: string } | null;
+}
+
+/** Builds an {@link IdCodec} from a regular expression with named groups `seq` and `stream`. */
+export function patternCodec(
+  pattern: RegExp,
+  sequence: 'per-stream' | 'global' = 'per-stream',
+): IdCodec {
+  return {
+    pattern,
+    sequence,
+    decode(id) {
+      const m = pattern.exec(id);
+      const seq = m?.groups?.seq;
+      if (!m || seq === undefined || !/^\d+$/.test(seq)) return null;
+      const n = Number(seq);
+      if (!Number.isSafeInteger(n)) return null;
+      const stream = m.groups?.stream;
+      return stream === undefined ? { seq: n } : { seq: n, stream };
+    },
+  };
+}
+
+/** The codec of implementations whose ids carry no sequence number. */
+export const OPAQUE_IDS: IdCodec = { pattern: null, decode: () => null };
+
+/**
+ * Holds and releases the test tool. The tool asks `beforeEmit` before each numbered message
+ * and reports each one it emitted; the harness uses the holds to put the server exactly where a
+ * scenario needs it, without sleeping.
+ */
+export interface ToolControl {
+  /** Resolves when the tool may emit message `index` of the call tagged `tag`. */
+  beforeEmit(tag: string, index: number): Promise<void>;
+  /** The tool emitted (and the transport stored) message `index` of call `tag`. */
+  emitted(tag: string, index: number): void;
+}
+
+/** Capabilities an implementation adapter may lack; a scenario that needs one is not run. */
+export interface AdapterCapabilities {
+  /** The adapter can make the server forget old events (`evict`). */
+  evict: boolean;
+  /** The keepalive interval can be set to the scenario's value. */
+  keepalive: boolean;
+}
+
+/** Options the harness passes when it starts an implementation. */
+export interface StartOptions {
+  /** Holds and reports of the test tool. */
+  control: ToolControl;
+  /** SSE keepalive interval (ms) the server should use. */
+  keepAliveMs: number;
+  /** Event retention the server should use where it can be set (ring capacity). */
+  retention: number;
+}
+
+/**
+ * An implementation under test. Users plug their own server in the same way
+ * (docs/conformance.md has a complete example).
+ */
+export interface ImplementationAdapter {
+  /** Name shown in the matrix. */
+  readonly name: string;
+  /** Package versions it runs (name → version), printed in the report. */
+  readonly versions: Record<string, string>;
+  /** How its event ids encode the sequence, if they do. */
+  readonly idCodec: IdCodec;
+  /** What it can do; scenarios needing more are reported not run, with the reason. */
+  readonly capabilities: AdapterCapabilities;
+  /** One line on how it is set up (store, scope, retention). */
+  readonly setup: string;
+  /** Starts the server on 127.0.0.1 and resolves to the MCP endpoint URL. */
+  start(options: StartOptions): Promise<string>;
+  /**
+   * Restarts the server at the same URL, losing all process state (sessions, in-memory event
+   * stores), as a redeploy would; open connections are cut.
+   */
+  restart(): Promise<void>;
+  /** Makes the server forget the oldest events (no-op when it cannot). */
+  evict(): Promise<void>;
+  /** Cuts every open connection to the server (a network fault). */
+  dropConnections(): void;
+  /** Stops the server and releases every handle. */
+  stop(): Promise<void>;
+}
+
+/** One numbered message (or the result) the recording client received. */
+export interface Delivered {
+  /** Tag of the tool call it belongs to (the test tool echoes the caller's tag). */
+  tag: string;
+  /** 1..N for progress notifications, `'result'` for the tool's result. */
+  index: number | 'result';
+  /** The SSE id it came with (`undefined`: no id). */
+  id?: string;
+}
+
+/** What the reconnect looked like on the wire. */
+export interface ReconnectObservationRecord {
+  /** The cursor sent (`null`: no Last-Event-ID). */
+  cursor: string | null;
+  /** HTTP status, or `null` when no answer came within the bound. */
+  status: number | null;
+  /** How the resumed stream ended. */
+  ending: 'end' | 'timeout' | 'error' | 'not-read' | 'complete';
+  /** Messages received on the resumed stream, in order. */
+  delivered: Delivered[];
+}
+
+/** The ground truth of one scenario run: what the server owed and what arrived. */
+export interface GroundTruth {
+  /** Messages the resumed stream owed, in order (cursor+1 .. result). */
+  expected: Delivered[];
+  /** Messages owed that never arrived. */
+  lost: Delivered[];
+  /** Messages that arrived more than once. */
+  duplicated: Delivered[];
+  /** `true` when owed messages arrived out of order. */
+  reordered: boolean;
+  /** Messages that belong to another call or session. */
+  foreign: Delivered[];
+  /** Whether the tool's result arrived. */
+  resultArrived: boolean;
+}
+
+/** The outcome of one scenario against one implementation. */
+export interface CellResult {
+  implementation: string;
+  scenario: string;
+  verdict: CellVerdict;
+  /** The observed answer in words: status, what arrived against the ground truth. */
+  observed: string;
+  /** Why the scenario was not run (verdict `n/a`). */
+  reason?: string;
+  /** The reconnects the scenario made (empty when not run). */
+  reconnects: ReconnectObservationRecord[];
+  /** Ground truth of the final reconnect (absent when not run). */
+  truth?: GroundTruth;
+  /** The recorded trace, format v1, one JSON object per line. */
+  trace: string[];
+  /** `true` when this cell is a security finding (another session's data was replayed). */
+  security?: boolean;
+  /** Wall-clock duration of the run (ms). */
+  ms: number;
+}
