@@ -22,13 +22,11 @@ export class TraceInputError extends Error {
 
 /** One printable line: line breaks folded, other control characters escaped. */
 function oneLine(text: string): string {
-  return text
-    .replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ')
-    .replace(
-      // eslint-disable-next-line no-control-regex
-      /[\u0000-\u001f\u007f-\u009f]/g,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-    );
+  return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').replace(
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Every `type` a v1 trace line may have. */

@@ -7,4 +7,5 @@
 export * from './format.js';
 export * from './report.js';
 export * from './checker.js';
+export * from './engine.js';
 export * from './check.js';

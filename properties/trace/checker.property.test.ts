@@ -1,0 +1,265 @@
+/**
+ * Properties of the trace checker over traces generated from a grammar of observations:
+ * it never throws, every reconnect gets exactly one expected outcome, the classification
+ * agrees with running the machine directly (model/run.ts `step`/`settle`), and the compiled
+ * engine agrees with xstate step by step. Each property ships with a mutant it kills.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  clientMachine,
+  clientMachineConfig,
+  clientSetup,
+  type ClientMachine,
+} from '../../model/client-machine.js';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
+import type { Observation } from '../../model/observations.js';
+import { isAccepting, OUTCOMES, type Outcome } from '../../model/outcomes.js';
+import { initialSnapshot, settle, step, type ClientSnapshot } from '../../model/run.js';
+import {
+  checkTrace,
+  compileMachine,
+  verdictOf,
+  xstateEngine,
+  type CheckReport,
+} from '../../src/trace/index.js';
+import { announceSeed, anyTrace, oneSessionTrace, params } from './grammar.js';
+
+announceSeed('properties/trace/checker.property.test.ts');
+
+/** What the machine says about each reconnect, computed directly and without streaming. */
+interface Direct {
+  line: number;
+  expected: Outcome;
+  actual?: Outcome;
+  ahead: boolean;
+}
+
+/** The observation a line is, for the direct run (lines of `oneSessionTrace` only). */
+function observation(o: Record<string, unknown>): Observation | null {
+  const num = (v: unknown) => (v === undefined ? undefined : Number(v));
+  switch (o['type']) {
+    case 'open':
+      return { type: 'OPEN', status: o['status'] as number, epoch: o['epoch'] as string };
+    case 'event':
+      return o['id'] === undefined ? { type: 'KEEPALIVE' } : { type: 'EVENT', id: Number(o['id']) };
+    case 'keepalive':
+      return { type: 'KEEPALIVE' };
+    case 'idle-timeout':
+      return { type: 'IDLE_TIMEOUT' };
+    case 'disconnect':
+      return { type: 'DISCONNECT' };
+    case 'end':
+      return { type: 'END' };
+    case 'reconnect':
+      return { type: 'RECONNECT', cursor: o['cursor'] as number | null };
+    case 'response': {
+      const r: Observation = { type: 'RESPONSE', status: o['status'] as number };
+      if (o['floor'] !== undefined) r.floor = num(o['floor']) as number;
+      if (o['epoch'] !== undefined) r.epoch = o['epoch'] as string;
+      if (o['durable'] !== undefined) r.durable = o['durable'] as boolean;
+      return r;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * The reference: one pass of the real machine through model/run.ts. In a trace with a single
+ * stream the context is never reset inside a window, so a reconnect's expected outcome is
+ * simply the first of resumed / resumption-failed / session-lost that `context.outcome` shows
+ * in its window, else delayed if it showed delayed, else what `settle()` says at the close.
+ */
+function direct(lines: string[], machine: ClientMachine = clientMachine): Direct[] {
+  const out: Direct[] = [];
+  let snap: ClientSnapshot = initialSnapshot(machine);
+  let last: number | undefined;
+  let cur: (Direct & { decisive?: Outcome; delayed: boolean }) | null = null;
+  const close = () => {
+    if (!cur) return;
+    if (cur.decisive === undefined && !cur.delayed) {
+      snap = settle(snap, machine);
+      cur.decisive = snap.context.outcome as Outcome;
+    }
+    const { decisive, delayed: _d, ...rest } = cur;
+    out.push({ ...rest, expected: decisive ?? 'delayed' });
+    cur = null;
+  };
+  lines.forEach((text, i) => {
+    const o = JSON.parse(text) as Record<string, unknown>;
+    if (o['type'] === 'decision') {
+      if (cur) cur.actual = o['outcome'] as Outcome;
+      return;
+    }
+    if (snap.value === 'connecting' && o['type'] !== 'open' && o['type'] !== 'response') {
+      snap = step(snap, { type: 'OPEN', status: 200 }, machine);
+    }
+    const ob = observation(o) as Observation;
+    if (ob.type === 'RECONNECT') {
+      close();
+      cur = {
+        line: i + 1,
+        expected: 'delayed',
+        ahead: ob.cursor !== null && last !== undefined && ob.cursor > last,
+        delayed: false,
+      };
+    }
+    if (ob.type === 'EVENT') last = ob.id;
+    snap = step(snap, ob, machine);
+    const outcome = snap.context.outcome;
+    if (cur && cur.decisive === undefined && outcome !== null) {
+      if (outcome === 'delayed') cur.delayed = true;
+      else cur.decisive = outcome;
+    }
+  });
+  close();
+  return out;
+}
+
+function summaryOf(report: CheckReport): Direct[] {
+  return report.reconnects.map((r) => ({
+    line: r.line,
+    expected: r.expected,
+    ...(r.actual !== undefined ? { actual: r.actual as Outcome } : {}),
+    ahead: report.cursorAhead.some((c) => c.line === r.line),
+  }));
+}
+
+/** The checker with `machine` agrees with the direct run of the real machine. */
+const agreesWithDirectRun = (machine: ClientMachine) =>
+  fc.asyncProperty(oneSessionTrace, async (lines) => {
+    const report = await checkTrace(lines, { machine });
+    expect(summaryOf(report)).toEqual(direct(lines));
+  });
+
+/** The checker never throws and judges every reconnect exactly once, consistently. */
+const wellFormedReport = (machine: ClientMachine) =>
+  fc.asyncProperty(anyTrace, async (lines) => {
+    const report = await checkTrace(lines, { machine });
+    const reconnectLines = lines.flatMap((l, i) => (l.includes('"reconnect"') ? [i + 1] : []));
+    expect(report.reconnects.map((r) => r.line)).toEqual(reconnectLines);
+    for (const r of report.reconnects) {
+      expect(OUTCOMES).toContain(r.expected);
+      expect(r.verdict).toBe(verdictOf(r.expected, r.actual as Outcome | undefined));
+    }
+    const unsafe = report.reconnects.some((r) => r.verdict === 'unsafe-accept');
+    const broken = report.breaks.length + report.cursorAhead.length > 0;
+    expect(report.exitCode).toBe(unsafe || broken ? 1 : 0);
+  });
+
+/** Both engines give the same report on any trace. */
+const enginesAgree = (machine: ClientMachine) =>
+  fc.asyncProperty(anyTrace, async (lines) => {
+    const compiled = await checkTrace(lines, { machine });
+    const viaXstate = await checkTrace(lines, { engine: 'xstate' });
+    expect(compiled).toEqual(viaXstate);
+  });
+
+/** A mutant that leaves a reconnect pending forever: the proof timer never fires. */
+const neverTimesOut = clientSetup.createMachine({
+  ...clientMachineConfig,
+  states: {
+    ...clientMachineConfig.states,
+    awaitingProof: {
+      ...clientMachineConfig.states.awaitingProof,
+      on: { ...clientMachineConfig.states.awaitingProof.on, PROOF_TIMEOUT: undefined },
+    },
+  },
+}) as unknown as ClientMachine;
+
+async function killed(property: fc.IAsyncProperty<[string[]]>, numRuns = 3000) {
+  const result = await fc.check(property, { ...params(numRuns), verbose: 0 });
+  return result.failed;
+}
+
+describe('the checker on generated traces', () => {
+  it('never throws, and judges every reconnect exactly once', async () => {
+    await fc.assert(wellFormedReport(clientMachine), params(300));
+  });
+
+  it('agrees with running the machine directly (model/run.ts)', async () => {
+    await fc.assert(agreesWithDirectRun(clientMachine), params(400));
+  });
+
+  it('gives the same report with the compiled engine and with xstate', async () => {
+    await fc.assert(enginesAgree(clientMachine), params(200));
+  });
+
+  it('compiled engine steps agree with xstate steps, for the machine and every mutant', () => {
+    const obs: fc.Arbitrary<Observation> = fc.oneof(
+      fc.record({ type: fc.constant('OPEN' as const), status: fc.constantFrom(200, 500) }),
+      fc.record({ type: fc.constant('EVENT' as const), id: fc.nat(6) }),
+      fc.constantFrom<Observation>(
+        { type: 'KEEPALIVE' },
+        { type: 'IDLE_TIMEOUT' },
+        { type: 'PROOF_TIMEOUT' },
+        { type: 'DISCONNECT' },
+        { type: 'END' },
+      ),
+      fc.record({
+        type: fc.constant('RECONNECT' as const),
+        cursor: fc.option(fc.nat(6), { freq: 5 }),
+      }),
+      fc.record(
+        {
+          type: fc.constant('RESPONSE' as const),
+          status: fc.constantFrom(200, 404, 500),
+          floor: fc.nat(7),
+          epoch: fc.constant('e2'),
+          durable: fc.boolean(),
+        },
+        { requiredKeys: ['type', 'status'] },
+      ),
+    );
+    for (const m of [clientMachine, ...MACHINE_MUTANTS.map((x) => x.machine)]) {
+      const compiled = compileMachine(m);
+      const viaXstate = xstateEngine(m);
+      fc.assert(
+        fc.property(fc.array(obs, { maxLength: 40 }), (observations) => {
+          let a = compiled.initial();
+          let b = viaXstate.initial();
+          for (const o of observations) {
+            a = compiled.step(a, o);
+            b = viaXstate.step(b, o);
+            expect({ value: a.value, context: a.context }).toEqual({
+              value: b.value,
+              context: b.context,
+            });
+          }
+        }),
+        params(150),
+      );
+    }
+  });
+});
+
+describe('each property kills its mutants', () => {
+  it.each(MACHINE_MUTANTS.map((m) => [m.name, m] as const))(
+    'agreement with the direct run kills %s',
+    async (_name, m) => {
+      expect(await killed(agreesWithDirectRun(m.machine))).toBe(true);
+    },
+  );
+
+  it('the well-formed report property kills a machine that never settles a reconnect', async () => {
+    expect(await killed(wellFormedReport(neverTimesOut))).toBe(true);
+  });
+
+  it('engine agreement kills a compiled engine running another machine', async () => {
+    const m = MACHINE_MUTANTS.find((x) => x.name === 'keepalive-is-proof');
+    expect(await killed(enginesAgree((m as { machine: ClientMachine }).machine))).toBe(true);
+  });
+
+  it('the direct reference itself separates accepting from escalating outcomes', () => {
+    // Guards the reference against a vacuous pass: it must see both kinds of outcome.
+    const seen = new Set<boolean>();
+    fc.assert(
+      fc.property(oneSessionTrace, (lines) => {
+        for (const d of direct(lines)) seen.add(isAccepting(d.expected));
+      }),
+      params(200),
+    );
+    expect([...seen].sort()).toEqual([false, true]);
+  });
+});
