@@ -2,6 +2,7 @@
  * The implementations the matrix runs, each a factory of fresh adapters.
  */
 import type { ImplementationEntry } from './matrix.js';
+import { mcpProxyAdapter } from './adapters/mcp-proxy.js';
 import { sdkV1Adapter, sdkV2Adapter } from './adapters/sdk.js';
 
 /** Every server implementation of the matrix, in row order. */
@@ -12,4 +13,5 @@ export const SERVER_IMPLEMENTATIONS: readonly ImplementationEntry[] = [
   { name: 'server-v2+example', make: () => sdkV2Adapter('example') },
   { name: 'server-v2+ring', make: () => sdkV2Adapter('ring') },
   { name: 'server-v2+continuity', make: () => sdkV2Adapter('continuity') },
+  { name: 'mcp-proxy', make: () => mcpProxyAdapter() },
 ];

@@ -89,10 +89,18 @@ async function openCall(
   return answer.stream;
 }
 
-/** Client-side disconnect: the trace records it, the connection is cut. */
-function disconnect(follower: CallFollower, stream: SseStream): void {
+/**
+ * Milliseconds the harness lets the server notice a client-side disconnect before it
+ * reconnects. Without it, servers whose store has `getStreamIdForEventId` race the SDK's 409
+ * conflict check; `stale-connection` measures that case on purpose, deterministically.
+ */
+const SETTLE_MS = 50;
+
+/** Client-side disconnect: the trace records it, the connection is cut, the server notices. */
+async function disconnect(follower: CallFollower, stream: SseStream): Promise<void> {
   stream.abort();
   follower.trace.write({ type: 'disconnect' });
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
 }
 
 /**
@@ -219,7 +227,7 @@ async function singleCallResume(ctx: ScenarioContext, o: SingleCall): Promise<Sc
   const args = { tag: 'A', n: o.n, holds, ...(o.gapMs ? { gapMs: o.gapMs } : {}) };
   const s = await openCall(ctx, client, f, args, o.cutAfter);
   const cursor = f.cursor;
-  disconnect(f, s);
+  await disconnect(f, s);
   if (o.awayUpTo > o.cutAfter) {
     if (holdAtCut) ctx.control.release('A', o.cutAfter + 1);
     await ctx.control.waitEmitted('A', o.awayUpTo, ctx.timeoutMs);
@@ -285,8 +293,8 @@ export const cursorOfAnotherStream: Scenario = {
     const fb = new CallFollower(new TraceRecorder(ctx.trace.codec));
     const sb = await openCall(ctx, client, fb, { tag: 'B', n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursorB = fb.cursor;
-    disconnect(fa, sa);
     sb.abort();
+    await disconnect(fa, sa);
     ctx.control.release('A', 4);
     ctx.control.release('B', 4);
     await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
@@ -312,7 +320,7 @@ export const cursorOfAnotherSession: Scenario = {
     const n = 6;
     const s = await openCall(ctx, one, f1, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursor = f1.cursor;
-    s.abort();
+    await disconnect(f1, s);
     ctx.control.release('A', 4);
     await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
     const two = await newClient(ctx);
@@ -352,7 +360,7 @@ export const emptyResumeThenReconnect: Scenario = {
     const n = 6;
     const s = await openCall(ctx, client, f, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursor = f.cursor;
-    disconnect(f, s);
+    await disconnect(f, s);
     const first = await resume(ctx, client, f, cursor, has('A', 4));
     // Nothing new yet: the server cuts the (empty) resumed stream.
     ctx.adapter.dropConnections();
@@ -416,6 +424,31 @@ export const readerStallsThenDrains: Scenario = {
   },
 };
 
+/**
+ * The client's idle timer fired but the old connection is still open as far as the server
+ * knows (a silent network cut, or a client that reconnects without closing): it reconnects
+ * with its cursor while the server still holds the old stream.
+ */
+export const staleConnection: Scenario = {
+  name: 'stale-connection',
+  title: 'stop reading after 3 without closing, server emits 4-6, resume from 3',
+  async run(ctx) {
+    const client = await newClient(ctx);
+    const f = new CallFollower(ctx.trace);
+    const n = 6;
+    const old = await openCall(ctx, client, f, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const cursor = f.cursor;
+    f.trace.write({ type: 'idle-timeout' });
+    ctx.control.release('A', 4);
+    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
+    const r = await resume(ctx, client, f, cursor, has('A', n));
+    ctx.control.release('A', n + 1);
+    await keepReading(ctx, f, r, has('A', 'result'));
+    old.abort();
+    return judge(r.rec, owed('A', 3, n), ['A']);
+  },
+};
+
 /** Every scenario, in the order of the matrix. */
 export const SCENARIOS: readonly Scenario[] = [
   resumeWithinWindow,
@@ -426,4 +459,5 @@ export const SCENARIOS: readonly Scenario[] = [
   burstThenResume,
   emptyResumeThenReconnect,
   readerStallsThenDrains,
+  staleConnection,
 ];
