@@ -208,6 +208,7 @@ export function proofTimeout(c: ClientState, port: ClientPort): void {
 export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): void {
   if (c.done !== null) return;
   c.reconnectAt = null;
+  if (c.connected) markEmptyResume(c);
   const s = clientState(c);
   if (s === 'reconnecting' || s === 'awaitingProof') {
     feed(c, { type: 'PROOF_TIMEOUT' }, port);

@@ -18,6 +18,8 @@ export interface ReconnectTruth {
   retained: boolean;
   /** The status the server answered. */
   status: number;
+  /** The replay floor the server declared, if any. */
+  declaredFloor: number | null;
 }
 
 /** One firing of the client's idle timer. */

@@ -105,10 +105,21 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
     sessionAlive,
     retained,
     status: answer.status,
+    declaredFloor: answer.floor ?? null,
   });
   if (cursor !== null && sessionAlive && cursor < s.head) {
     const outage = now - (w.truth.emittedAt[cursor + 1] ?? now);
     if (outage > w.truth.longestOutage) w.truth.longestOutage = outage;
+  }
+  if (w.timeline !== null) {
+    const ids = answer.frames.map((f) =>
+      f.k === 'event' ? `${f.stream === TOOL_STREAM ? '' : f.stream + ':'}${f.id}` : f.k,
+    );
+    note(
+      w,
+      'server',
+      `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''} (holds ${floor}..${s.head}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
+    );
   }
   w.net.socket = [];
   w.net.up = answer.status === 200;

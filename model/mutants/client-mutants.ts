@@ -1,0 +1,83 @@
+/**
+ * The client mutants of the world: each changes one thing about the model's client, either its
+ * machine (reusing ./machine-mutants.ts where one fits) or its behaviour around the machine.
+ */
+import { assign } from 'xstate';
+import { clientMachine, type ClientMachine } from '../client-machine.js';
+import type { ClientContext } from '../context.js';
+import type { ReconnectObservation } from '../observations.js';
+import type { Subject } from '../world/property.js';
+import { MACHINE_MUTANTS } from './machine-mutants.js';
+
+/** A deliberately wrong client. */
+export interface ClientMutant {
+  name: string;
+  /** What is wrong with it, in one sentence. */
+  description: string;
+  /** What runs instead of the model's client. */
+  subject: Subject;
+}
+
+function machineMutant(name: string): ClientMachine {
+  const m = MACHINE_MUTANTS.find((x) => x.name === name);
+  if (!m) throw new Error(`no machine mutant ${name}`);
+  return m.machine;
+}
+
+/** Never compares the cursor with a declared floor, in either direction (rules 5 and 7). */
+const ignoresFloorMachine: ClientMachine = clientMachine.provide({
+  guards: { cursorBelowFloor: () => false, floorCoversCursor: () => false },
+});
+
+/** Reconnects without Last-Event-ID are not flagged, and start from no cursor at all. */
+const dropsCursorMachine: ClientMachine = clientMachine.provide({
+  guards: { cursorDropped: () => false },
+  actions: {
+    beginReconnect: assign(({ context, event }: { context: ClientContext; event: unknown }) => {
+      const ev = event as ReconnectObservation;
+      return {
+        cursor: ev.cursor,
+        stream: ev.stream ?? context.stream,
+        floor: null,
+        outcome: null,
+        reason: null,
+      };
+    }) as never,
+  },
+});
+
+/** Every client mutant, in the issue's order. */
+export const CLIENT_MUTANTS: readonly ClientMutant[] = [
+  {
+    name: 'trusts-any-200',
+    description: 'checks nothing: any 200 is a resumption, any first event is accepted',
+    subject: { machine: machineMutant('accept-any-200') },
+  },
+  {
+    name: 'ignores-floor',
+    description: 'never compares the cursor with the declared floor, so a floor cannot let it wait',
+    subject: { machine: ignoresFloorMachine },
+  },
+  {
+    name: 'off-by-one-floor',
+    description: 'checks c < F - 2 instead of c < F - 1: a floor one past the successor passes',
+    subject: { machine: machineMutant('off-by-one-floor') },
+  },
+  {
+    name: 'keepalive-is-proof',
+    description: 'a keepalive after a 200 counts as proof, so an empty re-created stream is delay',
+    subject: { machine: machineMutant('keepalive-is-proof') },
+  },
+  {
+    name: 'idle-on-app-thread',
+    description:
+      'the idle timer measures events processed by the application thread: backpressure is loss',
+    subject: { behaviour: { idleOn: 'events' } },
+  },
+  {
+    name: 'drops-cursor',
+    description:
+      'after an empty resumed stream it reconnects without Last-Event-ID and accepts what comes',
+    subject: { machine: dropsCursorMachine, behaviour: { dropsCursorAfterEmptyResume: true } },
+  },
+];

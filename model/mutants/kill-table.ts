@@ -1,0 +1,162 @@
+/**
+ * The kill table, computed from a real run: each mutant is searched with fast-check in the
+ * worlds that can expose it (its probes, in order), against the claims of each probe; the
+ * first claim that breaks kills it. A client mutant is searched in every kind of world with all
+ * claims. A server mutant declares itself honest and is searched twice: against the model's
+ * client in valid worlds (NoFalseAlarm, Delivery: a correct client never escalates against an
+ * honest server), then against a client that trusts any 200 in worlds whose declared server
+ * rejects unreplayable cursors (NoUnprovenAcceptance, NoSilentPartialResult: an honest server
+ * makes even a trusting client safe, so a server that does not has broken its promise).
+ */
+import fc from 'fast-check';
+import { CLAIMS, claimNamed, type Claim } from '../claims/index.js';
+import type { WorldKind } from '../world/arbitraries.js';
+import {
+  ClaimBroken,
+  replayPathOf,
+  toWorldCommands,
+  worldProperty,
+  type Subject,
+} from '../world/property.js';
+import { CLIENT_MUTANTS } from './client-mutants.js';
+import { MACHINE_MUTANTS } from './machine-mutants.js';
+import { SERVER_MUTANTS } from './server-mutants.js';
+
+/** One way of searching for a mutant. */
+export interface Probe {
+  kind: WorldKind;
+  claims: readonly Claim[];
+  subject: Subject;
+}
+
+/** A mutant with the probes that search for it. */
+export interface MutantEntry {
+  name: string;
+  side: 'client' | 'server';
+  description: string;
+  probes: Probe[];
+}
+
+/** One row of the kill table. */
+export interface KillRow {
+  mutant: string;
+  side: 'client' | 'server';
+  /** The claim that killed it (`null`: it survived the budget). */
+  claim: string | null;
+  /** Runs until the first failure, over all probes tried. */
+  runs: number;
+  /** Commands in the shrunk counterexample. */
+  shrunkLength: number | null;
+  /** Why the claim broke. */
+  why: string;
+  /** What reproduces it. */
+  replay: { kind: WorldKind; seed: number; path: string; replayPath?: string } | null;
+}
+
+const trusting = MACHINE_MUTANTS.find((m) => m.name === 'accept-any-200')!.machine;
+
+/** Every mutant of the zoo with its probes. */
+export function mutantEntries(): MutantEntry[] {
+  const clients: MutantEntry[] = CLIENT_MUTANTS.map((m) => ({
+    name: m.name,
+    side: 'client',
+    description: m.description,
+    probes: [{ kind: 'mixed', claims: CLAIMS, subject: m.subject }],
+  }));
+  const servers: MutantEntry[] = SERVER_MUTANTS.map((m) => ({
+    name: m.name,
+    side: 'server',
+    description: m.description,
+    probes: [
+      {
+        kind: 'valid',
+        claims: [claimNamed('NoFalseAlarm'), claimNamed('Delivery')],
+        subject: { policy: m.name },
+      },
+      {
+        kind: 'promise',
+        claims: [claimNamed('NoUnprovenAcceptance'), claimNamed('NoSilentPartialResult')],
+        subject: { policy: m.name, machine: trusting },
+      },
+    ],
+  }));
+  return [...clients, ...servers];
+}
+
+/** Options of {@link killTable}. */
+export interface KillOptions {
+  /** Runs per probe at most (the bound a kill must happen within). */
+  runsPerProbe?: number;
+  seed?: number;
+  /** Only these mutants. */
+  only?: readonly string[];
+  /** Called after each row. */
+  onRow?: (row: KillRow) => void;
+}
+
+/** Searches one mutant; the row says who killed it, how fast, and how to replay it. */
+export function killMutant(entry: MutantEntry, runsPerProbe: number, seed: number): KillRow {
+  let runs = 0;
+  for (const probe of entry.probes) {
+    const prop = worldProperty({ kind: probe.kind, claims: probe.claims, subject: probe.subject });
+    const d = fc.check(prop, { numRuns: runsPerProbe, seed });
+    if (!d.failed) {
+      runs += d.numRuns;
+      continue;
+    }
+    runs += d.numRuns;
+    const err = d.errorInstance;
+    const cmds = d.counterexample?.[1];
+    const replayPath = cmds ? replayPathOf(cmds) : undefined;
+    return {
+      mutant: entry.name,
+      side: entry.side,
+      claim: err instanceof ClaimBroken ? err.claim.name : 'error',
+      runs,
+      shrunkLength: cmds ? toWorldCommands(cmds).length : null,
+      why: err instanceof ClaimBroken ? err.verdict.why : String(err),
+      replay: {
+        kind: probe.kind,
+        seed: d.seed,
+        path: d.counterexamplePath ?? '',
+        ...(replayPath !== undefined ? { replayPath } : {}),
+      },
+    };
+  }
+  return {
+    mutant: entry.name,
+    side: entry.side,
+    claim: null,
+    runs,
+    shrunkLength: null,
+    why: 'survived',
+    replay: null,
+  };
+}
+
+/** The kill table of the whole zoo (or of `only`), from a real run. */
+export function killTable(options: KillOptions = {}): KillRow[] {
+  const runsPerProbe = options.runsPerProbe ?? 3_000;
+  const seed = options.seed ?? 1;
+  const rows: KillRow[] = [];
+  for (const entry of mutantEntries()) {
+    if (options.only && !options.only.includes(entry.name)) continue;
+    const row = killMutant(entry, runsPerProbe, seed);
+    rows.push(row);
+    options.onRow?.(row);
+  }
+  return rows;
+}
+
+/** The kill table as Markdown. */
+export function formatKillTable(rows: readonly KillRow[]): string {
+  const lines = [
+    '| mutant | side | killed by | runs to kill | shrunk length |',
+    '| ------ | ---- | --------- | -----------: | ------------: |',
+  ];
+  for (const r of rows)
+    lines.push(
+      `| ${r.mutant} | ${r.side} | ${r.claim ?? '**survived**'} | ${r.runs} | ${r.shrunkLength ?? '-'} |`,
+    );
+  return lines.join('\n');
+}

@@ -1,0 +1,190 @@
+/**
+ * fast-check generators of worlds: configurations and command sequences. `valid` worlds are
+ * built so that the conditions of validity can hold; `any` worlds range over everything,
+ * faulty servers included; `promise` worlds are any worlds whose server declares `honest-reject`
+ * and answers 404 after losing a session; `break:<condition>` worlds are valid except for that one condition
+ * (EachConditionIsNecessary).
+ */
+import fc from 'fast-check';
+import { applyCommand, describeCommand, type WorldCommand } from './commands.js';
+import { FAULTY_POLICIES, POLICIES, type WorldConfig } from './config.js';
+import type { ConditionName } from './validity.js';
+import type { World } from './world.js';
+
+/** Which worlds to generate. */
+export type WorldKind = 'valid' | 'any' | 'mixed' | 'promise' | `break:${ConditionName}`;
+
+/** Every world kind (for `--help` texts and option checks). */
+export const WORLD_KINDS: readonly WorldKind[] = [
+  'valid',
+  'any',
+  'mixed',
+  'promise',
+  'break:cursorInWindow',
+  'break:honestServer',
+  'break:timeoutAboveKeepalive',
+  'break:readDecoupled',
+  'break:durableOr404',
+];
+
+/** A command of the world as a fast-check command (the model is unused: the world is real). */
+export class WorldCmd implements fc.Command<object, World> {
+  constructor(readonly cmd: WorldCommand) {}
+  check(): boolean {
+    return true;
+  }
+  run(_model: object, w: World): void {
+    w.command++;
+    applyCommand(w, this.cmd);
+  }
+  toString(): string {
+    return describeCommand(this.cmd);
+  }
+}
+
+const timing = fc.record({
+  K: fc.constantFrom(1_000, 5_000, 15_000),
+  extraT: fc.constantFrom(1, 2_000, 30_000, 75_000),
+  B: fc.integer({ min: 1, max: 8 }),
+  R: fc.constantFrom(100, 1_000, 5_000),
+  P: fc.constantFrom(2_000, 10_000, 30_000),
+  N: fc.integer({ min: 1, max: 25 }),
+  keepalive: fc.constantFrom('shared' as const, 'independent' as const),
+  durable: fc.boolean(),
+  policy: fc.constantFrom('honest' as const, 'honest-reject' as const),
+  ring: fc.option(fc.integer({ min: 2, max: 16 }), { nil: null, freq: 2 }),
+  pace: fc.constantFrom(0, 100, 1_000, 5_000),
+});
+
+/** Valid configurations: D x I exceeds the longest back-off or idle wait, T > K, decoupled. */
+export const validConfig: fc.Arbitrary<WorldConfig> = timing.map((t) => {
+  const T = t.K + t.extraT;
+  const I = t.ring === null ? t.pace : Math.floor(Math.max(t.R, T) / t.ring) + 1 + t.pace;
+  return {
+    D: t.ring,
+    K: t.K,
+    T,
+    B: t.B,
+    I,
+    R: t.R,
+    P: t.P,
+    N: t.N,
+    keepalive: t.keepalive,
+    read: 'decoupled',
+    idleOn: 'bytes',
+    durable: t.durable,
+    onRestart: '404',
+    policy: t.policy,
+  };
+});
+
+/** Any configuration, faulty servers and broken conditions included. */
+export const anyConfig: fc.Arbitrary<WorldConfig> = fc.record({
+  D: fc.option(fc.integer({ min: 1, max: 8 }), { nil: null, freq: 3 }),
+  K: fc.constantFrom(1_000, 5_000, 15_000),
+  T: fc.constantFrom(1_000, 4_000, 16_000, 90_000),
+  B: fc.integer({ min: 1, max: 8 }),
+  I: fc.constantFrom(0, 500, 2_000, 10_000),
+  R: fc.constantFrom(100, 1_000, 5_000),
+  P: fc.constantFrom(2_000, 10_000, 30_000),
+  N: fc.integer({ min: 1, max: 25 }),
+  keepalive: fc.constantFrom('shared' as const, 'independent' as const),
+  read: fc.constantFrom('coupled' as const, 'decoupled' as const),
+  idleOn: fc.constantFrom('bytes' as const, 'bytes' as const, 'events' as const),
+  durable: fc.boolean(),
+  onRestart: fc.constantFrom('404' as const, 'recreate' as const),
+  policy: fc.constantFrom(...POLICIES),
+});
+
+/** The configurations of a kind. */
+export function configArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
+  switch (kind) {
+    case 'valid':
+      return validConfig;
+    case 'any':
+      return anyConfig;
+    case 'mixed':
+      return fc.oneof(validConfig, anyConfig);
+    case 'promise':
+      return anyConfig.map((c) => ({
+        ...c,
+        onRestart: '404' as const,
+        policy: 'honest-reject' as const,
+      }));
+    case 'break:cursorInWindow':
+      return validConfig.chain((c) =>
+        fc
+          .record({ D: fc.integer({ min: 1, max: 3 }), I: fc.constantFrom(0, 100, 1_000) })
+          .map((r) => ({ ...c, ...r })),
+      );
+    case 'break:honestServer':
+      return validConfig.chain((c) =>
+        fc.constantFrom(...FAULTY_POLICIES).map((policy) => ({ ...c, policy })),
+      );
+    case 'break:timeoutAboveKeepalive':
+      return validConfig.chain((c) => fc.integer({ min: 1, max: c.K }).map((T) => ({ ...c, T })));
+    case 'break:readDecoupled':
+      return validConfig.chain((c) =>
+        fc
+          .constantFrom(
+            { read: 'coupled' as const, idleOn: 'bytes' as const },
+            { read: 'decoupled' as const, idleOn: 'events' as const },
+            { read: 'coupled' as const, idleOn: 'events' as const },
+          )
+          .map((r) => ({ ...c, ...r })),
+      );
+    case 'break:durableOr404':
+      return validConfig.map((c) => ({ ...c, durable: false, onRestart: 'recreate' as const }));
+  }
+}
+
+const cmd = (c: WorldCommand): fc.Arbitrary<WorldCmd> => fc.constant(new WorldCmd(c));
+const emit = cmd({ kind: 'Emit', stream: 'tool' });
+const advance = fc
+  .oneof(
+    fc.integer({ min: 1, max: 3_000 }),
+    fc.integer({ min: 3_000, max: 60_000 }),
+    fc.integer({ min: 60_000, max: 200_000 }),
+  )
+  .map((ms) => new WorldCmd({ kind: 'Advance', ms }));
+const faults = {
+  evict: cmd({ kind: 'Evict' }),
+  restart: cmd({ kind: 'Restart' }),
+  saturate: cmd({ kind: 'SaturateApp' }),
+  release: cmd({ kind: 'ReleaseApp' }),
+  drain: cmd({ kind: 'Drain' }),
+  disconnect: fc.boolean().map((silent) => new WorldCmd({ kind: 'Disconnect', silent })),
+  reconnect: cmd({ kind: 'Reconnect' }),
+  other: cmd({ kind: 'Emit', stream: 'other' }),
+};
+
+/** The command arbitraries of a kind (repeats weigh a command up). */
+function commandArbs(kind: WorldKind): fc.Arbitrary<WorldCmd>[] {
+  const f = faults;
+  const base = [emit, emit, emit, advance, advance, f.drain, f.saturate, f.release];
+  const faultsOf = [f.disconnect, f.reconnect, f.restart, f.other];
+  if (kind === 'valid' || kind === 'break:timeoutAboveKeepalive' || kind === 'break:honestServer')
+    return [...base, ...faultsOf];
+  if (kind === 'break:readDecoupled') return [...base, f.saturate, ...faultsOf];
+  if (kind === 'break:durableOr404') return [...base, ...faultsOf, f.restart];
+  return [...base, ...faultsOf, f.evict];
+}
+
+/** Options of {@link commandsArb}. */
+export interface CommandsOptions {
+  maxCommands?: number;
+  /** Replays a shrunk sequence (the `replayPath` of a report). */
+  replayPath?: string;
+}
+
+/** Command sequences of a kind (long ones: `size: 'max'`). */
+export function commandsArb(
+  kind: WorldKind,
+  options: CommandsOptions = {},
+): fc.Arbitrary<Iterable<fc.Command<object, World>>> {
+  return fc.commands(commandArbs(kind), {
+    maxCommands: options.maxCommands ?? 40,
+    size: 'max',
+    ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
+  });
+}

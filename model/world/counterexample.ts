@@ -1,0 +1,117 @@
+/**
+ * Counterexamples people can follow: the failing world replayed with a timeline, the claim that
+ * broke and why, and the exact command that replays it.
+ */
+import type { ClaimName } from '../claims/types.js';
+import { claimNamed } from '../claims/index.js';
+import type { WorldKind } from './arbitraries.js';
+import { formatTime } from './clock.js';
+import { describeCommand, type WorldCommand } from './commands.js';
+import { formatConfig, type WorldConfig } from './config.js';
+import { ClaimBroken, replayPathOf, runWorld, toWorldCommands, type Subject } from './property.js';
+import type { ConditionName } from './validity.js';
+import type { World } from './world.js';
+
+/** Everything needed to show and replay one failure. */
+export interface Counterexample {
+  kind: WorldKind;
+  cfg: WorldConfig;
+  commands: WorldCommand[];
+  subject?: Subject;
+  /** The name the subject goes by in the replay command (a mutant), if not the model. */
+  subjectName?: string;
+  claim: ClaimName;
+  ignore?: ConditionName;
+  seed: number;
+  path: string;
+  replayPath?: string;
+}
+
+/** The shell command that replays a counterexample. */
+export function replayCommand(cx: Counterexample): string {
+  const parts = ['mcp-resumption explore', `--seed ${cx.seed}`, `--path ${cx.path}`];
+  if (cx.replayPath !== undefined) parts.push(`--replay-path '${cx.replayPath}'`);
+  parts.push(`--kind ${cx.kind}`);
+  if (cx.subjectName !== undefined) parts.push(`--mutant ${cx.subjectName}`);
+  return parts.join(' ');
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+/** The numbered timeline of a world that was run with `record: true`. */
+export function formatTimeline(w: World, commands: readonly WorldCommand[]): string[] {
+  const lines = [
+    `  ${pad('#', 4)}${pad('time', 10)}${pad('actor', 9)}${pad('action', 56)}${pad('client state', 18)}cursor`,
+  ];
+  let n = 0;
+  let lastCommand = -2;
+  for (const e of w.timeline ?? []) {
+    if (e.command !== lastCommand) {
+      lastCommand = e.command;
+      const label =
+        e.command < 0
+          ? e.t === 0
+            ? 'setup'
+            : 'epilogue (release the app, let the tool finish, let time pass)'
+          : `command ${e.command + 1}: ${describeCommand(commands[e.command]!)}`;
+      lines.push(`      -- ${label}`);
+    }
+    n++;
+    lines.push(
+      `  ${pad(String(n), 4)}${pad(formatTime(e.t), 10)}${pad(e.actor, 9)}${pad(e.action, 56)}${pad(e.state, 18)}${e.cursor}`,
+    );
+  }
+  return lines;
+}
+
+/** The counterexample in words: configuration, commands, timeline, broken claim, replay. */
+export function formatCounterexample(cx: Counterexample): string {
+  const w = runWorld(cx.cfg, cx.commands, cx.subject ?? {}, { record: true });
+  const claim = claimNamed(cx.claim);
+  const verdict = claim.check(w, cx.ignore === undefined ? {} : { ignore: cx.ignore });
+  const lines: string[] = [];
+  lines.push(`counterexample (${cx.commands.length} command(s)) in a ${cx.kind} world`);
+  if (cx.subjectName !== undefined) lines.push(`subject: ${cx.subjectName}`);
+  lines.push(`config: ${formatConfig(cx.cfg)}`);
+  lines.push(`commands: ${cx.commands.map(describeCommand).join(', ') || '(none)'}`);
+  lines.push('timeline:');
+  lines.push(...formatTimeline(w, cx.commands));
+  lines.push(
+    `claim broken: ${claim.name}: ${verdict.ok ? '(held on replay: the failure is not deterministic!)' : verdict.why}`,
+  );
+  lines.push(`  (${claim.text})`);
+  lines.push(`replay: ${replayCommand(cx)}`);
+  return lines.join('\n');
+}
+
+/** What a failed `fc.check` of a world property says, as a {@link Counterexample}. */
+export function counterexampleOf(
+  details: {
+    failed: boolean;
+    seed: number;
+    counterexamplePath: string | null;
+    counterexample: [WorldConfig, Iterable<unknown>] | null;
+    errorInstance: unknown;
+  },
+  context: { kind: WorldKind; subject?: Subject; subjectName?: string; ignore?: ConditionName },
+): Counterexample | null {
+  if (!details.failed || details.counterexample === null) return null;
+  const [cfg, cmds] = details.counterexample;
+  const err = details.errorInstance;
+  if (!(err instanceof ClaimBroken)) return null;
+  const replayPath = replayPathOf(cmds);
+  return {
+    kind: context.kind,
+    cfg,
+    commands: toWorldCommands(cmds),
+    ...(context.subject ? { subject: context.subject } : {}),
+    ...(context.subjectName !== undefined ? { subjectName: context.subjectName } : {}),
+    ...(context.ignore !== undefined ? { ignore: context.ignore } : {}),
+    claim: err.claim.name,
+    seed: details.seed,
+    path: details.counterexamplePath ?? '',
+    ...(replayPath !== undefined ? { replayPath } : {}),
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The mutant zoo: every client and server mutant is killed by a named claim within a bounded
+ * number of runs.
+ */
+import { describe, expect, test } from 'vitest';
+import { killMutant, mutantEntries } from '../../model/mutants/kill-table.js';
+import { runs, SEED } from './helpers.js';
+
+/** Runs per probe a kill must happen within. */
+const BOUND = runs(3_000);
+
+/** The claim expected to kill each mutant (the first one of its probes that can). */
+const EXPECTED: Record<string, string[]> = {
+  'trusts-any-200': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
+  'ignores-floor': ['NoFalseAlarm'],
+  'off-by-one-floor': ['NoSilentPartialResult', 'NoUnprovenAcceptance'],
+  'keepalive-is-proof': ['NoSilentPartialResult'],
+  'idle-on-app-thread': ['NoFalseAlarm'],
+  'drops-cursor': ['NoUnprovenAcceptance', 'NoFalseAlarm'],
+  head: ['NoFalseAlarm'],
+  'restart-404': ['NoFalseAlarm'],
+  'restart-empty-200': ['NoFalseAlarm'],
+  'partial-from-floor': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
+  'reorder-same-tick': ['NoFalseAlarm'],
+  'other-stream': ['NoFalseAlarm'],
+  'evicted-as-known': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
+};
+
+describe('mutant zoo', () => {
+  for (const entry of mutantEntries()) {
+    test(`${entry.side} mutant ${entry.name} is killed (${entry.description})`, () => {
+      const row = killMutant(entry, BOUND, SEED);
+      console.log(
+        `kill ${entry.name}: ${row.claim ?? 'SURVIVED'} after ${row.runs} run(s), shrunk to ${row.shrunkLength} command(s); seed ${SEED}`,
+      );
+      expect(row.claim, `${entry.name} survived ${row.runs} runs`).not.toBeNull();
+      expect(EXPECTED[entry.name]).toContain(row.claim);
+      expect(row.runs).toBeLessThanOrEqual(BOUND * entry.probes.length);
+    });
+  }
+});
