@@ -125,7 +125,7 @@ class Reader {
     if (typeof value === 'string' && /^-\d+$/.test(value)) {
       this.fail(`negative ${field} ${clip(value)} in ${what}`);
     }
-    return this.fail(`${what} ${field} must be an integer, got ${clip(JSON.stringify(value))}`);
+    return this.fail(`${what} ${field} must be an integer, got ${show(value)}`);
   }
 
   /** An event id or a cursor: an integer, a decimal string, or a string read by the pattern. */
@@ -133,19 +133,19 @@ class Reader {
     if (typeof value === 'string' && !DECIMAL.test(value) && !/^-\d+$/.test(value)) {
       if (!this.idPattern) {
         this.fail(
-          `${what} ${field} ${clip(JSON.stringify(value))} is not a decimal integer; pass --id-pattern with a (?<seq>...) group to read opaque ids`,
+          `${what} ${field} ${show(value)} is not a decimal integer; pass --id-pattern with a (?<seq>...) group to read opaque ids`,
         );
       }
       const m = this.idPattern.regex.exec(value);
       const seq = m?.groups?.['seq'];
       if (!m || seq === undefined) {
         this.fail(
-          `${what} ${field} ${clip(JSON.stringify(value))} does not match --id-pattern ${this.idPattern.regex}`,
+          `${what} ${field} ${show(value)} does not match --id-pattern ${this.idPattern.regex}`,
         );
       }
       if (!DECIMAL.test(seq)) {
         this.fail(
-          `${what} ${field} ${clip(JSON.stringify(value))}: the seq group matched ${clip(JSON.stringify(seq))}, not a decimal integer`,
+          `${what} ${field} ${show(value)}: the seq group matched ${show(seq)}, not a decimal integer`,
         );
       }
       const n = this.integer(field, seq, what);
@@ -163,9 +163,7 @@ class Reader {
   status(what: string): number {
     const v = this.obj['status'];
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-      this.fail(
-        `${what} status must be a non-negative integer, got ${v === undefined ? 'nothing' : clip(JSON.stringify(v))}`,
-      );
+      this.fail(`${what} status must be a non-negative integer, got ${show(v)}`);
     }
     return v;
   }
@@ -175,20 +173,31 @@ class Reader {
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return v;
     if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    return this.fail(`${what} ${field} must be a string, got ${clip(JSON.stringify(v))}`);
+    return this.fail(`${what} ${field} must be a string, got ${show(v)}`);
   }
 
   optionalBoolean(field: string, what: string): boolean | undefined {
     const v = this.obj[field];
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'boolean') return v;
-    return this.fail(`${what} ${field} must be true or false, got ${clip(JSON.stringify(v))}`);
+    return this.fail(`${what} ${field} must be true or false, got ${show(v)}`);
   }
 }
 
-function clip(text: string | undefined): string {
-  const t = text ?? 'undefined';
-  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * A JSON value in an error message, briefly. Arrays and objects are named, not serialised:
+ * they may be nested deeper than `JSON.stringify` can recurse.
+ */
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  if (typeof value === 'string') return clip(JSON.stringify(value.slice(0, 60)));
+  return clip(String(value));
 }
 
 /** `true` for a line with nothing but whitespace: such lines are skipped. */
@@ -215,10 +224,7 @@ export function parseTraceLine(
     throw new TraceInputError(line, `invalid JSON (${clip(oneLine(why))})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TraceInputError(
-      line,
-      `a trace line must be a JSON object, got ${Array.isArray(value) ? 'an array' : clip(JSON.stringify(value))}`,
-    );
+    throw new TraceInputError(line, `a trace line must be a JSON object, got ${show(value)}`);
   }
   const r = new Reader(line, value as Record<string, unknown>, idPattern);
   const type = r.obj['type'];
@@ -266,7 +272,7 @@ export function parseTraceLine(
       const outcome = r.obj['outcome'];
       if (typeof outcome !== 'string' || !OUTCOME_SET.has(outcome)) {
         r.fail(
-          `unknown decision outcome ${clip(JSON.stringify(outcome))} (expected one of ${OUTCOMES.join(', ')})`,
+          `unknown decision outcome ${show(outcome)} (expected one of ${OUTCOMES.join(', ')})`,
         );
       }
       return { type, outcome: outcome as Outcome };
@@ -275,7 +281,7 @@ export function parseTraceLine(
       return r.fail(
         type === undefined
           ? `a trace line needs a "type" (one of ${TRACE_LINE_TYPES.join(', ')})`
-          : `unknown type ${clip(JSON.stringify(type))} (expected one of ${TRACE_LINE_TYPES.join(', ')})`,
+          : `unknown type ${show(type)} (expected one of ${TRACE_LINE_TYPES.join(', ')})`,
       );
   }
 }

@@ -15,6 +15,9 @@ export function openTraceSource(
 ): NodeJS.ReadableStream {
   if (source === '-') {
     if (!stdin) throw new Error('no standard input to read');
+    // Decode in the stream, which flushes an incomplete UTF-8 sequence at the end as U+FFFD;
+    // readline's own decoder would drop it, and a last line of broken bytes with it.
+    stdin.setEncoding('utf8');
     return stdin;
   }
   return createReadStream(source, { encoding: 'utf8' });
