@@ -25,13 +25,25 @@ export interface Counterexample {
   seed: number;
   path: string;
   replayPath?: string;
+  /** The exploration used this fixed configuration (`--config`) rather than generated ones. */
+  fixedConfig?: boolean;
 }
 
+/** What a replay command needs. */
+export type ReplayRef = Pick<
+  Counterexample,
+  'seed' | 'path' | 'replayPath' | 'kind' | 'subjectName'
+> & {
+  fixedConfig?: boolean;
+  cfg?: WorldConfig;
+};
+
 /** The shell command that replays a counterexample. */
-export function replayCommand(cx: Counterexample): string {
+export function replayCommand(cx: ReplayRef): string {
   const parts = ['mcp-resumption explore', `--seed ${cx.seed}`, `--path ${cx.path}`];
   if (cx.replayPath !== undefined) parts.push(`--replay-path '${cx.replayPath}'`);
   parts.push(`--kind ${cx.kind}`);
+  if (cx.fixedConfig && cx.cfg) parts.push(`--config ${formatConfig(cx.cfg)}`);
   if (cx.subjectName !== undefined) parts.push(`--mutant ${cx.subjectName}`);
   return parts.join(' ');
 }
@@ -95,7 +107,13 @@ export function counterexampleOf(
     counterexample: [WorldConfig, Iterable<unknown>] | null;
     errorInstance: unknown;
   },
-  context: { kind: WorldKind; subject?: Subject; subjectName?: string; ignore?: ConditionName },
+  context: {
+    kind: WorldKind;
+    subject?: Subject;
+    subjectName?: string;
+    ignore?: ConditionName;
+    fixedConfig?: boolean;
+  },
 ): Counterexample | null {
   if (!details.failed || details.counterexample === null) return null;
   const [cfg, cmds] = details.counterexample;
@@ -109,6 +127,7 @@ export function counterexampleOf(
     ...(context.subject ? { subject: context.subject } : {}),
     ...(context.subjectName !== undefined ? { subjectName: context.subjectName } : {}),
     ...(context.ignore !== undefined ? { ignore: context.ignore } : {}),
+    ...(context.fixedConfig ? { fixedConfig: true } : {}),
     claim: err.claim.name,
     seed: details.seed,
     path: details.counterexamplePath ?? '',

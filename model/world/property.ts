@@ -76,6 +76,8 @@ export interface WorldPropertyOptions {
   replayPath?: string;
   /** Fixed configuration instead of a generated one. */
   config?: WorldConfig;
+  /** Called every 1,000 worlds (progress lines). */
+  onProgress?: (stats: ExploreStats) => void;
 }
 
 /** Runs one world: the commands, then the epilogue. */
@@ -147,6 +149,7 @@ export function worldProperty(
     if (stats) {
       stats.runs++;
       stats.steps += w.command + 1;
+      if (options.onProgress && stats.runs % 1_000 === 0) options.onProgress(stats);
     }
     quiesce(w);
     judge(w, claims, options.ignore, stats);

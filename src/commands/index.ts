@@ -5,10 +5,18 @@
 import type { Command } from '../cli-kit.js';
 import { checkCommand } from './check.js';
 import { diagramCommand } from './diagram.js';
+import { exploreCommand } from './explore.js';
+import { mutantsCommand } from './mutants.js';
 import { tableCommand } from './table.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [tableCommand, diagramCommand, checkCommand];
+export const COMMANDS: readonly Command[] = [
+  exploreCommand,
+  mutantsCommand,
+  tableCommand,
+  diagramCommand,
+  checkCommand,
+];
 
 /** The command run when none is named (`npm start`). */
-export const DEFAULT_COMMAND = 'table';
+export const DEFAULT_COMMAND = 'explore';

@@ -1,0 +1,76 @@
+/** The `explore` report in words. */
+import { formatKillTable } from '../../model/mutants/kill-table.js';
+import { formatCounterexample } from '../../model/world/counterexample.js';
+import { formatConfig } from '../../model/world/config.js';
+import { coverageOf, type ExploreReport } from './explore.js';
+
+const n = (x: number): string => x.toLocaleString('en-US');
+
+function missedText(missed: readonly string[]): string {
+  if (missed.length === 0) return '';
+  const shown = missed.slice(0, 16).join(', ');
+  return ` (not taken: ${shown}${missed.length > 16 ? `, and ${missed.length - 16} more` : ''})`;
+}
+
+/** The command line that reruns an exploration exactly. */
+export function rerunCommand(r: ExploreReport): string {
+  const o = r.options;
+  const parts = ['mcp-resumption explore', `--seed ${o.seed}`];
+  parts.push(o.runs !== undefined ? `--runs ${o.runs}` : `--runs ${r.stats.runs}`);
+  if (o.kind !== 'mixed') parts.push(`--kind ${o.kind}`);
+  if (o.config) parts.push(`--config ${formatConfig(o.config)}`);
+  if (o.mutant !== undefined) parts.push(`--mutant ${o.mutant}`);
+  return parts.join(' ');
+}
+
+/** The whole report. */
+export function formatExploreReport(r: ExploreReport): string {
+  const s = r.stats;
+  const o = r.options;
+  const secs = r.elapsedMs / 1000;
+  const lines: string[] = [];
+  lines.push(
+    `mcp-resumption explore: seed ${o.seed}, worlds: ${o.kind}${o.config ? ` (fixed config ${formatConfig(o.config)})` : ''}${o.mutant !== undefined ? `, subject: mutant ${o.mutant}` : ", subject: the model's client"}`,
+  );
+  lines.push('');
+  lines.push(
+    `interleavings explored: ${n(s.runs)} in ${secs.toFixed(1)} s (${n(Math.round(s.runs / Math.max(secs, 1e-3)))}/s)`,
+  );
+  lines.push(
+    `steps (commands): ${n(s.steps)} (average ${(s.steps / Math.max(1, s.runs)).toFixed(1)} per interleaving); machine observations: ${n(s.observations)}`,
+  );
+  lines.push('');
+  lines.push('claims:');
+  const broken = r.counterexample?.claim;
+  for (const c of r.claims) {
+    const applied = s.applied[c.name] ?? 0;
+    const status = c.name === broken ? 'BROKEN' : 'held';
+    const scope =
+      applied === s.runs ? `in all ${n(applied)} worlds` : `in ${n(applied)} applicable worlds`;
+    lines.push(`  ${c.name.padEnd(22)} ${status.padEnd(7)} ${scope}`);
+  }
+  if (r.error) lines.push(`  error (not a claim): ${r.error}`);
+  lines.push('');
+  const cov = coverageOf(s);
+  lines.push(
+    `machine states visited: ${cov.states.visited.length} of ${cov.states.visited.length + cov.states.missed.length}${cov.states.missed.length ? ` (not visited: ${cov.states.missed.join(', ')})` : ''}`,
+  );
+  lines.push(
+    `machine transitions taken: ${cov.transitions.taken} of ${cov.transitions.total}${missedText(cov.transitions.missed)}`,
+  );
+  if (r.counterexample) {
+    lines.push('');
+    lines.push(formatCounterexample(r.counterexample));
+  }
+  if (r.killTable.length > 0) {
+    lines.push('');
+    lines.push(
+      `mutant kill table (seed ${o.seed}, ${(r.killMs / 1000).toFixed(1)} s; regenerate with \`mcp-resumption mutants --seed ${o.seed}\`):`,
+    );
+    lines.push(formatKillTable(r.killTable));
+  }
+  lines.push('');
+  lines.push(`seed: ${o.seed}`);
+  lines.push(`rerun: ${rerunCommand(r)}`);
+  return lines.join('\n');
+}
