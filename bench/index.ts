@@ -3,6 +3,8 @@
  * baseline in the same run and reports the ratio: these machines are noisy, so absolute
  * numbers alone mean little.
  */
+import { checkBench } from './check.js';
+import { exploreBench } from './explore.js';
 
 /** One benchmark: returns the lines it reports. */
 export interface Bench {
@@ -14,3 +16,6 @@ export interface Bench {
 
 /** Every benchmark, in the order they run. */
 export const BENCHES: Bench[] = [];
+
+BENCHES.push(checkBench);
+BENCHES.push(exploreBench);
