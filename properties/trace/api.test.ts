@@ -37,3 +37,12 @@ describe('checkTrace (library API)', () => {
     expect((err as Error).message).toMatch(/^line 2: /);
   });
 });
+
+describe('checkTrace inputs', () => {
+  it('takes a single string as the whole text of a trace', async () => {
+    const text = '{"type":"open"}\n{"type":"event","id":1}\r\n{"type":"reconnect","cursor":1}\n';
+    const report = await checkTrace(text);
+    expect(report.summary.lines).toBe(3);
+    expect(report.reconnects.map((r) => r.line)).toEqual([3]);
+  });
+});

@@ -7,7 +7,8 @@ import { TraceChecker, type CheckOptions } from './checker.js';
 import type { BreakReport, CheckReport, CursorAheadReport, ReconnectReport } from './report.js';
 
 /**
- * Checks a v1 trace: each line one JSON observation (without its newline). Resolves to the
+ * Checks a v1 trace: each line one JSON observation (without its newline; a single string is
+ * taken as the whole text and split into lines). Resolves to the
  * report; rejects with a `TraceInputError` (which names the line) on bad input, and with a
  * plain `Error` when `options.idPattern` does not compile or has no `seq` group.
  */
@@ -23,6 +24,11 @@ export async function checkTrace(
     break: (b) => breaks.push(b),
     cursorAhead: (c) => cursorAhead.push(c),
   });
+  if (typeof lines === 'string') {
+    // A string is an iterable of characters: take it as the whole text of a trace instead.
+    const text = lines.endsWith('\n') ? lines.slice(0, -1) : lines;
+    lines = text === '' ? [] : text.split(/\r?\n/);
+  }
   if (Symbol.asyncIterator in lines) {
     for await (const line of lines) checker.push(line);
   } else {
