@@ -42,11 +42,16 @@ function snapKey(s: ClientSnapshot): string {
 const LIMIT = 200_000;
 const caches = new WeakMap<ClientMachine, StepCache>();
 
-/** The (shared) step cache of `machine`. */
+/**
+ * The (shared) step cache of `machine`. Snapshots are interned by value, so that each distinct
+ * (state, context) is one object; a transition is then looked up by that object's identity and
+ * the observation's key, without building the long value key again.
+ */
 export function stepCache(machine: ClientMachine): StepCache {
   const existing = caches.get(machine);
   if (existing) return existing;
-  let memo = new Map<string, ClientSnapshot>();
+  let canon = new Map<string, ClientSnapshot>();
+  let rows = new WeakMap<ClientSnapshot, Map<string, ClientSnapshot>>();
   let firedMemo = new Map<string, string | null>();
   const keys = new WeakMap<ClientSnapshot, string>();
   const keyOf = (s: ClientSnapshot): string => {
@@ -57,21 +62,37 @@ export function stepCache(machine: ClientMachine): StepCache {
     }
     return k;
   };
+  const intern = (s: ClientSnapshot): ClientSnapshot => {
+    const k = keyOf(s);
+    const c = canon.get(k);
+    if (c !== undefined) return c;
+    if (canon.size >= LIMIT) {
+      canon = new Map();
+      rows = new WeakMap();
+    }
+    canon.set(k, s);
+    return s;
+  };
+  const initial = intern(initialSnapshot(machine));
   const cache: StepCache = {
     machine,
-    initial: initialSnapshot(machine),
+    initial,
     stats: { hits: 0, misses: 0 },
     step(snapshot, observation) {
-      const key = keyOf(snapshot) + '#' + obsKey(observation);
-      const hit = memo.get(key);
+      const o = obsKey(observation);
+      let row = rows.get(snapshot);
+      if (row === undefined) {
+        row = new Map();
+        rows.set(snapshot, row);
+      }
+      const hit = row.get(o);
       if (hit !== undefined) {
         cache.stats.hits++;
         return hit;
       }
       cache.stats.misses++;
-      const next = step(snapshot, observation, machine);
-      if (memo.size >= LIMIT) memo = new Map();
-      memo.set(key, next);
+      const next = intern(step(snapshot, observation, machine));
+      row.set(o, next);
       return next;
     },
     fired(snapshot, observation) {

@@ -220,7 +220,8 @@ function keepaliveTick(w: World): void {
   s.nextKeepaliveAt += w.cfg.K;
   if (!s.connected || !w.net.up) return;
   if (w.cfg.keepalive === 'independent') {
-    w.net.socket.push(KEEPALIVE);
+    // Unread keepalive bytes coalesce: reading two at once is reading one.
+    if (w.net.socket[w.net.socket.length - 1] !== KEEPALIVE) w.net.socket.push(KEEPALIVE);
     return;
   }
   if (s.keepaliveBlocked) {
@@ -229,6 +230,32 @@ function keepaliveTick(w: World): void {
   }
   s.keepaliveBlocked = true;
   s.out.push({ frame: KEEPALIVE, queuedAt: w.clock.now });
+}
+
+const KEEPALIVE_OBSERVATION = { type: 'KEEPALIVE' } as const;
+
+/**
+ * On a quiet line (nothing queued, nothing unread, the reader free, and a keepalive leaves the
+ * machine where it is) the keepalive ticks before the next other deadline are all alike: they
+ * are jumped over in one step, with the same effect (the last one's bytes reset the idle timer).
+ */
+function skipQuietKeepalives(w: World, end: number): void {
+  const s = w.server;
+  const c = w.client;
+  const K = w.cfg.K;
+  if (w.timeline !== null || !s.connected || !w.net.up || c.done !== null) return;
+  if (s.out.length > 0 || w.net.socket.length > 0 || !canRead(c, w.cfg)) return;
+  if (c.cache.step(c.snap, KEEPALIVE_OBSERVATION) !== c.snap) return;
+  const idle = idleDeadline(c, w.cfg);
+  const idleLimit = c.behaviour.idleOn === 'bytes' && w.cfg.T > K ? Infinity : idle;
+  const limit = Math.min(end, c.proofAt ?? Infinity, c.reconnectAt ?? Infinity, idleLimit);
+  const m = Math.floor((limit - s.nextKeepaliveAt) / K);
+  if (!(m >= 1) || !Number.isFinite(m)) return;
+  const last = s.nextKeepaliveAt + (m - 1) * K;
+  w.clock.now = last;
+  c.lastByteAt = last;
+  c.observations += m;
+  s.nextKeepaliveAt = last + K;
 }
 
 /** Lets `ms` of virtual time pass: keepalives, reading, and the client's timers. */
@@ -250,6 +277,7 @@ export function advance(w: World, ms: number): void {
     if (ka <= w.clock.now) {
       keepaliveTick(w);
       pump(w, true);
+      skipQuietKeepalives(w, end);
     }
     if (idleDeadline(c, w.cfg) <= w.clock.now) {
       const up = w.net.up && w.server.connected && w.server.sessionKnown && !w.server.recreated;
