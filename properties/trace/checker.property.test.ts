@@ -156,6 +156,65 @@ const enginesAgree = (machine: ClientMachine) =>
     expect(compiled).toEqual(viaXstate);
   });
 
+/** Single observations, with values around a small cursor so that every guard can fire. */
+const anyObservation: fc.Arbitrary<Observation> = fc.oneof(
+  fc.record(
+    {
+      type: fc.constant('OPEN' as const),
+      status: fc.constantFrom(200, 500),
+      epoch: fc.constantFrom('e1', 'e2'),
+    },
+    { requiredKeys: ['type', 'status'] },
+  ),
+  fc.record(
+    { type: fc.constant('EVENT' as const), id: fc.nat(6), stream: fc.constantFrom('a', 'b') },
+    { requiredKeys: ['type', 'id'] },
+  ),
+  fc.constantFrom<Observation>(
+    { type: 'KEEPALIVE' },
+    { type: 'IDLE_TIMEOUT' },
+    { type: 'PROOF_TIMEOUT' },
+    { type: 'DISCONNECT' },
+    { type: 'END' },
+  ),
+  fc.record(
+    {
+      type: fc.constant('RECONNECT' as const),
+      cursor: fc.option(fc.nat(6), { freq: 5 }),
+      stream: fc.constantFrom('a', 'b'),
+    },
+    { requiredKeys: ['type', 'cursor'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('RESPONSE' as const),
+      status: fc.constantFrom(200, 404, 500),
+      floor: fc.nat(7),
+      epoch: fc.constantFrom('e1', 'e2'),
+      durable: fc.boolean(),
+    },
+    { requiredKeys: ['type', 'status'] },
+  ),
+);
+
+/** The compiled engine of `machine` steps exactly like xstate runs `reference`. */
+const stepsAgree = (machine: ClientMachine, reference: ClientMachine) => {
+  const compiled = compileMachine(machine);
+  const viaXstate = xstateEngine(reference);
+  return fc.property(fc.array(anyObservation, { maxLength: 40 }), (observations) => {
+    let a = compiled.initial();
+    let b = viaXstate.initial();
+    for (const o of observations) {
+      a = compiled.step(a, o);
+      b = viaXstate.step(b, o);
+      expect({ value: a.value, context: a.context }).toEqual({
+        value: b.value,
+        context: b.context,
+      });
+    }
+  });
+};
+
 /** A mutant that leaves a reconnect pending forever: the proof timer never fires. */
 const neverTimesOut = clientSetup.createMachine({
   ...clientMachineConfig,
@@ -187,49 +246,8 @@ describe('the checker on generated traces', () => {
   });
 
   it('compiled engine steps agree with xstate steps, for the machine and every mutant', () => {
-    const obs: fc.Arbitrary<Observation> = fc.oneof(
-      fc.record({ type: fc.constant('OPEN' as const), status: fc.constantFrom(200, 500) }),
-      fc.record({ type: fc.constant('EVENT' as const), id: fc.nat(6) }),
-      fc.constantFrom<Observation>(
-        { type: 'KEEPALIVE' },
-        { type: 'IDLE_TIMEOUT' },
-        { type: 'PROOF_TIMEOUT' },
-        { type: 'DISCONNECT' },
-        { type: 'END' },
-      ),
-      fc.record({
-        type: fc.constant('RECONNECT' as const),
-        cursor: fc.option(fc.nat(6), { freq: 5 }),
-      }),
-      fc.record(
-        {
-          type: fc.constant('RESPONSE' as const),
-          status: fc.constantFrom(200, 404, 500),
-          floor: fc.nat(7),
-          epoch: fc.constant('e2'),
-          durable: fc.boolean(),
-        },
-        { requiredKeys: ['type', 'status'] },
-      ),
-    );
     for (const m of [clientMachine, ...MACHINE_MUTANTS.map((x) => x.machine)]) {
-      const compiled = compileMachine(m);
-      const viaXstate = xstateEngine(m);
-      fc.assert(
-        fc.property(fc.array(obs, { maxLength: 40 }), (observations) => {
-          let a = compiled.initial();
-          let b = viaXstate.initial();
-          for (const o of observations) {
-            a = compiled.step(a, o);
-            b = viaXstate.step(b, o);
-            expect({ value: a.value, context: a.context }).toEqual({
-              value: b.value,
-              context: b.context,
-            });
-          }
-        }),
-        params(150),
-      );
+      fc.assert(stepsAgree(m, m), params(150));
     }
   });
 });
@@ -245,6 +263,14 @@ describe('each property kills its mutants', () => {
   it('the well-formed report property kills a machine that never settles a reconnect', async () => {
     expect(await killed(wellFormedReport(neverTimesOut))).toBe(true);
   });
+
+  it.each(MACHINE_MUTANTS.map((m) => [m.name, m] as const))(
+    'step agreement kills the compiled %s against xstate running the machine',
+    (_name, m) => {
+      const r = fc.check(stepsAgree(m.machine, clientMachine), { ...params(3000), verbose: 0 });
+      expect(r.failed).toBe(true);
+    },
+  );
 
   it('engine agreement kills a compiled engine running another machine', async () => {
     const m = MACHINE_MUTANTS.find((x) => x.name === 'keepalive-is-proof');

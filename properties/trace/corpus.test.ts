@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
 import { RULE_OF } from '../../model/rules.js';
 import type { ReasonCode } from '../../model/outcomes.js';
-import { checkTrace, VERDICTS, type CheckReport } from '../../src/trace/index.js';
+import { checkTrace, TRACE_LINE_TYPES, VERDICTS, type CheckReport } from '../../src/trace/index.js';
 import { checkText, runCli } from './helpers.js';
 
 const DIR = fileURLToPath(new URL('../corpus/', import.meta.url));
@@ -230,6 +230,17 @@ describe('sources', () => {
       expect(r.code, argv.join(' ')).toBe(2);
       expect(r.err.trimEnd().split('\n'), argv.join(' ')).toHaveLength(1);
     }
+  });
+
+  it('docs/trace-format.md specifies every line type, verdict and exit status', () => {
+    const doc = readFileSync(
+      fileURLToPath(new URL('../../docs/trace-format.md', import.meta.url)),
+      'utf8',
+    );
+    for (const type of TRACE_LINE_TYPES) expect(doc).toContain(`{"type":"${type}"`);
+    for (const v of VERDICTS) expect(doc).toContain(`\`${v}\``);
+    for (const code of [0, 1, 2]) expect(doc).toMatch(new RegExp(`^\\| ${code} +\\|`, 'm'));
+    expect(doc).toContain('--id-pattern');
   });
 
   it('--help documents the format', async () => {
