@@ -6,7 +6,23 @@
  * seed's conditions of validity.
  */
 import { randomBytes } from 'node:crypto';
-import type { EventStoreLike, StoredMessage } from './stores.js';
+
+/** A JSON-RPC message as the stores see it (they never look inside). */
+export type StoredMessage = Record<string, unknown>;
+
+/**
+ * The SDK `EventStore` interface, structurally: the shape `@modelcontextprotocol/sdk` 1.x and
+ * `@modelcontextprotocol/server` 2.x both accept as `eventStore`. Declared here so the library
+ * does not depend on either package at run time.
+ */
+export interface EventStoreLike {
+  storeEvent(streamId: string, message: StoredMessage): Promise<string>;
+  getStreamIdForEventId?(eventId: string): Promise<string | undefined>;
+  replayEventsAfter(
+    lastEventId: string,
+    handlers: { send: (eventId: string, message: StoredMessage) => Promise<void> },
+  ): Promise<string>;
+}
 
 /**
  * The form of a {@link ContinuityEventStore} id: `<epoch>-s<stream>-<seq>`. `stream` names the

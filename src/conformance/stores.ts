@@ -1,24 +1,10 @@
 /**
  * Event stores used by the adapters, besides the SDK's own example store (imported from the
- * SDK package, unchanged) and the project's {@link ContinuityEventStore}.
+ * SDK package, unchanged) and the project's `ContinuityEventStore`.
  */
+import type { EventStoreLike, StoredMessage } from './continuity-store.js';
 
-/** A JSON-RPC message as the stores see it (they never look inside). */
-export type StoredMessage = Record<string, unknown>;
-
-/**
- * The SDK `EventStore` interface, structurally: the shape `@modelcontextprotocol/sdk` 1.x and
- * `@modelcontextprotocol/server` 2.x both accept as `eventStore`. Declared here so the library
- * does not depend on either package at run time.
- */
-export interface EventStoreLike {
-  storeEvent(streamId: string, message: StoredMessage): Promise<string>;
-  getStreamIdForEventId?(eventId: string): Promise<string | undefined>;
-  replayEventsAfter(
-    lastEventId: string,
-    handlers: { send: (eventId: string, message: StoredMessage) => Promise<void> },
-  ): Promise<string>;
-}
+export type { EventStoreLike, StoredMessage };
 
 /**
  * A bounded ring buffer of the usual shape: one global sequence, ids `<stream>_<seq>`, the

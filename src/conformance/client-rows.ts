@@ -1,0 +1,438 @@
+/**
+ * The client rows of the matrix: the SDK's own `StreamableHTTPClientTransport` driven through a
+ * real tool call (`Client.callTool` with a progress callback), bare or wrapped by
+ * {@link continuityGuard}, against a real server. Faults are injected in the network (the
+ * server cuts connections, a gate holds reconnects) because the SDK reads its streams eagerly.
+ * The verdict is the application's: did the call end with every message, with an error it was
+ * told about, or silently short?
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamResumptionError } from '../reference.js';
+import { RING_ID_PATTERN, sdkV1Adapter } from './adapters/sdk.js';
+import { continuityGuard, idReaderFromPattern, type IdReader } from './continuity-guard.js';
+import { CONTINUITY_ID_PATTERN } from './continuity-store.js';
+import { checkTrace } from '../trace/check.js';
+import type { ImplementationEntry, JudgedCell, MatrixOptions, OracleView } from './matrix.js';
+import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
+import { HoldControl } from './tool.js';
+import { describe as describeTruth, groundTruth, owed } from './truth.js';
+import type { CellVerdict, Delivered, ImplementationAdapter } from './types.js';
+import { packageVersion } from './versions.js';
+
+/** A client row: which client, guarded or not, against which server. */
+export interface ClientEntry extends ImplementationEntry {
+  /** Wrap the transport's fetch with {@link continuityGuard}. */
+  guard: boolean;
+  /** The id pattern of the server's ids (named groups `seq`, `stream`). */
+  pattern: RegExp;
+  /** How the guard reads the server's ids. */
+  readId: IdReader;
+}
+
+/** A GET the client made, as the network saw it. */
+interface SeenGet {
+  cursor: string | null;
+  status: number | null;
+}
+
+/** The network under the client: records GETs, can hold reconnects until the gate opens. */
+class FaultNetwork {
+  readonly gets: SeenGet[] = [];
+  private gate: Promise<void> | null = null;
+  private openGate: (() => void) | null = null;
+  private waiters: { n: number; resolve: () => void }[] = [];
+
+  /** Holds every GET carrying `Last-Event-ID` until {@link open}. */
+  close(): void {
+    this.gate ??= new Promise((r) => (this.openGate = r));
+  }
+
+  open(): void {
+    this.openGate?.();
+    this.gate = null;
+    this.openGate = null;
+  }
+
+  /** Resolves once `n` GETs with a cursor or after a cut have been answered (bounded). */
+  async answered(n: number, timeoutMs: number): Promise<void> {
+    if (this.gets.filter((g) => g.status !== null).length >= n) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.waiters.push({ n, resolve })),
+      new Promise<void>((r) => (timer = setTimeout(r, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  readonly fetch: typeof fetch = async (input, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method !== 'GET') return fetch(input, init);
+    const headers = new Headers(init?.headers);
+    const seen: SeenGet = { cursor: headers.get('last-event-id'), status: null };
+    this.gets.push(seen);
+    if (seen.cursor !== null && this.gate) await this.gate;
+    const res = await fetch(input, init);
+    seen.status = res.status;
+    const done = this.gets.filter((g) => g.status !== null).length;
+    for (const w of this.waiters.filter((w) => done >= w.n)) w.resolve();
+    return res;
+  };
+}
+
+/** What a client scenario works with. */
+interface ClientContext {
+  adapter: ImplementationAdapter;
+  control: HoldControl;
+  net: FaultNetwork;
+  retention: number;
+  timeoutMs: number;
+  /** Resolves when the application has received progress message `i`. */
+  progressed(i: number): Promise<void>;
+  /** Starts the call. */
+  call(args: CountArgs): void;
+}
+
+/** A client scenario: same names as the server scenarios where it applies. */
+interface ClientScenario {
+  name: string;
+  notApplicable?: string;
+  run?(ctx: ClientContext): Promise<{ n: number; after: number }>;
+}
+
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The client scenarios, in matrix order. */
+export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
+  {
+    name: 'within-window',
+    async run(ctx) {
+      ctx.call({ tag: 'A', n: 8, holds: [4], gapMs: 2 });
+      await ctx.progressed(3);
+      ctx.adapter.dropConnections();
+      ctx.control.releaseAll();
+      return { n: 8, after: 0 };
+    },
+  },
+  {
+    name: 'after-eviction',
+    async run(ctx) {
+      const n = ctx.retention + 8;
+      ctx.call({ tag: 'A', n, holds: [4, n + 1], gapMs: 2 });
+      await ctx.progressed(3);
+      ctx.net.close();
+      ctx.adapter.dropConnections();
+      ctx.control.release('A', 4);
+      await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
+      ctx.net.open();
+      ctx.control.releaseAll();
+      return { n, after: 0 };
+    },
+  },
+  {
+    name: 'after-restart',
+    async run(ctx) {
+      ctx.call({ tag: 'A', n: 6, holds: [4], gapMs: 2 });
+      await ctx.progressed(3);
+      ctx.net.close();
+      await ctx.adapter.restart();
+      ctx.net.open();
+      ctx.control.releaseAll();
+      return { n: 6, after: 0 };
+    },
+  },
+  { name: 'other-stream', notApplicable: 'the SDK client only sends cursors of the stream' },
+  { name: 'other-session', notApplicable: 'the SDK client only sends cursors of the stream' },
+  {
+    name: 'same-ms-burst',
+    notApplicable: 'the SDK reads a whole burst before a fault can fall between its events',
+  },
+  {
+    name: 'empty-resume-twice',
+    async run(ctx) {
+      ctx.call({ tag: 'A', n: 6, holds: [4], gapMs: 2 });
+      await ctx.progressed(3);
+      const before = ctx.net.gets.length;
+      ctx.adapter.dropConnections();
+      // The resumed stream (and the standalone one) answered: nothing new is there yet.
+      await ctx.net.answered(before + 2, ctx.timeoutMs);
+      await settle(100);
+      ctx.adapter.dropConnections();
+      await ctx.net.answered(before + 4, ctx.timeoutMs);
+      ctx.control.releaseAll();
+      return { n: 6, after: 0 };
+    },
+  },
+  {
+    name: 'reader-stall',
+    async run(ctx) {
+      // The application blocks its event loop at message 1 for five keepalive intervals (the
+      // seed's saturated client): the guard's idle timer must not mistake it for silence.
+      ctx.call({ tag: 'A', n: 24, pad: 16 * 1024, pauseMs: 600 });
+      return { n: 24, after: 0 };
+    },
+  },
+  { name: 'stale-connection', notApplicable: 'the SDK client closes a stream before resuming it' },
+];
+
+/** The client rows of the matrix. */
+export const CLIENT_IMPLEMENTATIONS: readonly ClientEntry[] = [
+  {
+    name: 'sdk-client-v1 → ring',
+    make: () => sdkV1Adapter('ring'),
+    guard: false,
+    pattern: RING_ID_PATTERN,
+    readId: idReaderFromPattern(RING_ID_PATTERN),
+  },
+  {
+    name: 'sdk-client-v1+guard → ring',
+    make: () => sdkV1Adapter('ring'),
+    guard: true,
+    pattern: RING_ID_PATTERN,
+    readId: idReaderFromPattern(RING_ID_PATTERN),
+  },
+  {
+    name: 'sdk-client-v1 → continuity',
+    make: () => sdkV1Adapter('continuity'),
+    guard: false,
+    pattern: CONTINUITY_ID_PATTERN,
+    readId: idReaderFromPattern(CONTINUITY_ID_PATTERN),
+  },
+  {
+    name: 'sdk-client-v1+guard → continuity',
+    make: () => sdkV1Adapter('continuity'),
+    guard: true,
+    pattern: CONTINUITY_ID_PATTERN,
+    readId: idReaderFromPattern(CONTINUITY_ID_PATTERN),
+  },
+];
+
+/** The client package versions the rows run. */
+export function clientVersions(): Record<string, string> {
+  return { '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk') };
+}
+
+function busyWait(ms: number): void {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    // the application is busy: nothing else runs
+  }
+}
+
+/** Runs one client scenario against a fresh server. */
+export async function runClientCell(
+  entry: ClientEntry,
+  scenario: ClientScenario,
+  options: MatrixOptions = {},
+): Promise<JudgedCell> {
+  const started = Date.now();
+  const base = { implementation: entry.name, scenario: scenario.name, reconnects: [], trace: [] };
+  if (scenario.notApplicable || !scenario.run) {
+    return {
+      ...base,
+      verdict: 'n/a',
+      observed: 'not run',
+      reason: scenario.notApplicable ?? 'no client scenario',
+      ms: 0,
+    };
+  }
+  const keepAliveMs = options.keepAliveMs ?? 100;
+  const retention = options.retention ?? 16;
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const callTimeoutMs = timeoutMs;
+  const adapter = entry.make();
+  const control = new HoldControl();
+  const net = new FaultNetwork();
+  const tracks = new Map<number, string[]>();
+  const failures: StreamResumptionError[] = [];
+  const abort = new AbortController();
+  const progress: Delivered[] = [];
+  const progressWaiters = new Map<number, () => void>();
+  let result: Delivered | null = null;
+  let callError: unknown = null;
+  let callDone: Promise<void> = Promise.resolve();
+  let client: Client | undefined;
+  let transport: StreamableHTTPClientTransport | undefined;
+  let verdict: CellVerdict;
+  let observed: string;
+  try {
+    const url = await adapter.start({ control, keepAliveMs, retention });
+    const fetchFn = continuityGuard(net.fetch, {
+      readId: entry.readId,
+      enforce: entry.guard,
+      proofTimeoutMs: 500,
+      idleTimeoutMs: entry.guard ? keepAliveMs * 3 : 0,
+      onFailure: (e) => {
+        failures.push(e);
+        if (entry.guard) abort.abort(e);
+      },
+      trace: (line, stream) => {
+        const lines = tracks.get(stream) ?? [];
+        lines.push(JSON.stringify(line));
+        tracks.set(stream, lines);
+      },
+    });
+    transport = new StreamableHTTPClientTransport(new URL(url), {
+      fetch: fetchFn,
+      reconnectionOptions: {
+        initialReconnectionDelay: 50,
+        maxReconnectionDelay: 200,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 2,
+      },
+    });
+    transport.onerror = () => {};
+    client = new Client({ name: 'conformance-client', version: '1.0.0' });
+    await client.connect(transport);
+    const c = client;
+    let stallDone = false;
+    const ctx: ClientContext = {
+      adapter,
+      control,
+      net,
+      retention,
+      timeoutMs,
+      progressed: (i) =>
+        progress.some((d) => d.index === i)
+          ? Promise.resolve()
+          : new Promise<void>((resolve, reject) => {
+              const timer = setTimeout(
+                () => reject(new Error(`progress ${i} never came`)),
+                timeoutMs,
+              );
+              progressWaiters.set(i, () => {
+                clearTimeout(timer);
+                resolve();
+              });
+            }),
+      call: (args) => {
+        callDone = c
+          .callTool({ name: TOOL_NAME, arguments: { ...args } }, undefined, {
+            timeout: callTimeoutMs,
+            signal: abort.signal,
+            onprogress: (p) => {
+              const parsed = typeof p.message === 'string' ? parseMessageText(p.message) : null;
+              if (!parsed) return;
+              progress.push({ tag: parsed.tag, index: parsed.index });
+              if (scenario.name === 'reader-stall' && parsed.index === 1 && !stallDone) {
+                stallDone = true;
+                busyWait(keepAliveMs * 5);
+              }
+              progressWaiters.get(parsed.index)?.();
+            },
+          })
+          .then((r) => {
+            const text = (r as { content?: { text?: string }[] }).content?.[0]?.text;
+            const parsed = typeof text === 'string' ? parseResultText(text) : null;
+            if (parsed) result = { tag: parsed.tag, index: 'result' };
+          })
+          .catch((e: unknown) => {
+            callError = e;
+          });
+      },
+    };
+    const { n, after } = await scenario.run(ctx);
+    await callDone;
+    const got = [...progress, ...(result ? [result] : [])];
+    const truth = groundTruth(owed('A', after, n), got, new Set(['A']));
+    const resumed = net.gets.filter((g) => g.cursor !== null);
+    const lastStatus = resumed.at(-1)?.status ?? null;
+    const guardFailure = failures[0];
+    const rec = {
+      cursor: resumed.at(-1)?.cursor ?? null,
+      status: lastStatus,
+      ending: 'complete' as const,
+      delivered: got,
+    };
+    if (result && truth.lost.length === 0 && !truth.reordered && truth.duplicated.length === 0) {
+      verdict = truth.foreign.length ? 'leak' : 'honored';
+      observed = `${describeTruth({ ...rec, status: 200 }, truth)}; resumes: ${resumed.length}`;
+    } else if (entry.guard && guardFailure) {
+      verdict = 'rejected';
+      observed = `StreamResumptionError (${guardFailure.code}): ${guardFailure.message}`;
+    } else if (result) {
+      verdict = truth.foreign.length ? 'leak' : 'silent loss';
+      observed = describeTruth({ ...rec, status: 200 }, truth);
+    } else {
+      const why = callError instanceof Error ? callError.message : String(callError);
+      verdict = lastStatus === 200 ? 'silent loss' : 'hang';
+      observed =
+        `call ended only by its ${callTimeoutMs} ms timeout (${why.slice(0, 80)}); ` +
+        `resumes: ${resumed.map((g) => g.status ?? 'none').join(',') || 'none'}; ` +
+        `cursor-less GETs after the call: ${net.gets.filter((g) => g.cursor === null).length}`;
+    }
+    if (!entry.guard && failures.length > 0) {
+      observed += `; the guard (observing only) would have raised: ${failures[0]!.code}`;
+    }
+  } catch (e) {
+    verdict = 'hang';
+    observed = `harness could not complete the scenario: ${e instanceof Error ? e.message : String(e)}`;
+  } finally {
+    control.releaseAll();
+    abort.abort();
+    await callDone.catch(() => {});
+    await transport?.close().catch(() => {});
+    await adapter.stop().catch(() => {});
+  }
+  // The call's story: the streams that were resumed (else the longest one).
+  const all = [...tracks.values()];
+  const resumedTracks = all.filter((t) => t.some((l) => l.includes('"type":"reconnect"')));
+  const trace = resumedTracks.length
+    ? resumedTracks.flat()
+    : (all.sort((a, b) => b.length - a.length)[0] ?? []);
+  const cell: JudgedCell = { ...base, verdict, observed, trace, ms: Date.now() - started };
+  if (trace.length > 0) cell.oracle = await judgeClientTrace(cell, entry);
+  return cell;
+}
+
+/**
+ * The oracle on a client row's trace: the trace carries the client's decisions (the guard's,
+ * or a bare client's implicit "resumed" on every 200), so the oracle's per-reconnect verdicts
+ * say whether the client accepted what it could not prove.
+ */
+async function judgeClientTrace(cell: JudgedCell, entry: ClientEntry): Promise<OracleView> {
+  try {
+    const report = await checkTrace(cell.trace, { idPattern: entry.pattern });
+    const verdicts = report.reconnects.map((r) => r.verdict);
+    const unsafe = verdicts.filter((v) => v === 'unsafe-accept').length;
+    const bad = cell.verdict === 'silent loss' || cell.verdict === 'leak';
+    const view: OracleView = {
+      outcomes: report.reconnects.map((r) => r.expected),
+      breaks: report.breaks.length,
+      cursorAhead: report.cursorAhead.length,
+      agrees: bad
+        ? unsafe > 0 ||
+          report.breaks.length > 0 ||
+          report.reconnects.some((r) => r.expected === 'resumption-failed')
+        : unsafe === 0,
+      note: `client decisions judged: ${verdicts.join(', ') || 'no reconnect'}`,
+    };
+    if (!view.agrees) {
+      view.note += bad
+        ? '; oracle wrong: it did not flag an acceptance that lost messages'
+        : '; oracle flags an unsafe acceptance where nothing was lost';
+    }
+    return view;
+  } catch (e) {
+    const error = e instanceof Error ? e.message : String(e);
+    return { outcomes: [], breaks: 0, cursorAhead: 0, agrees: false, error };
+  }
+}
+
+/** Runs every client scenario (or those in `only`) for every client row. */
+export async function runClientMatrix(
+  entries: readonly ClientEntry[] = CLIENT_IMPLEMENTATIONS,
+  options: MatrixOptions & { only?: string[] } = {},
+  onCell?: (cell: JudgedCell) => void,
+): Promise<JudgedCell[]> {
+  const cells: JudgedCell[] = [];
+  for (const entry of entries) {
+    for (const scenario of CLIENT_SCENARIOS) {
+      if (options.only && !options.only.includes(scenario.name)) continue;
+      const cell = await runClientCell(entry, scenario, options);
+      cells.push(cell);
+      onCell?.(cell);
+    }
+  }
+  return cells;
+}
