@@ -10,6 +10,7 @@ import { describeCommand, type WorldCommand } from './commands.js';
 import { formatConfig, type WorldConfig } from './config.js';
 import { ClaimBroken, replayPathOf, runWorld, toWorldCommands, type Subject } from './property.js';
 import type { ConditionName } from './validity.js';
+import type { TimelineEntry } from './timeline.js';
 import type { World } from './world.js';
 
 /** Everything needed to show and replay one failure. */
@@ -52,28 +53,62 @@ function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);
 }
 
-/** The numbered timeline of a world that was run with `record: true`. */
+const same = (a: TimelineEntry, b: TimelineEntry): boolean =>
+  a.actor === b.actor && a.action === b.action && a.state === b.state && a.cursor === b.cursor;
+
+/** How many times the block of `p` entries at `i` repeats right after itself. */
+function repeats(es: readonly TimelineEntry[], i: number, p: number): number {
+  let r = 0;
+  for (let j = i + p; j + p <= es.length; j += p) {
+    let eq = true;
+    for (let k = 0; k < p && eq; k++) eq = same(es[i + k]!, es[j + k]!);
+    if (!eq) break;
+    r++;
+  }
+  return r;
+}
+
+/**
+ * The numbered timeline of a world that was run with `record: true`. A block of lines that
+ * repeats (a reconnect loop) is printed once, followed by how often it repeats.
+ */
 export function formatTimeline(w: World, commands: readonly WorldCommand[]): string[] {
   const lines = [
-    `  ${pad('#', 4)}${pad('time', 10)}${pad('actor', 9)}${pad('action', 56)}${pad('client state', 18)}cursor`,
+    `  ${pad('#', 6)}${pad('time', 10)}${pad('actor', 9)}${pad('action', 56)}${pad('client state', 18)}cursor`,
   ];
-  let n = 0;
+  const es = w.timeline ?? [];
   let lastCommand = -2;
-  for (const e of w.timeline ?? []) {
+  let i = 0;
+  while (i < es.length) {
+    const e = es[i]!;
     if (e.command !== lastCommand) {
       lastCommand = e.command;
       const label =
         e.command < 0
-          ? e.t === 0
+          ? e.t === 0 && i === 0
             ? 'setup'
             : 'epilogue (release the app, let the tool finish, let time pass)'
           : `command ${e.command + 1}: ${describeCommand(commands[e.command]!)}`;
-      lines.push(`      -- ${label}`);
+      lines.push(`        -- ${label}`);
     }
-    n++;
     lines.push(
-      `  ${pad(String(n), 4)}${pad(formatTime(e.t), 10)}${pad(e.actor, 9)}${pad(e.action, 56)}${pad(e.state, 18)}${e.cursor}`,
+      `  ${pad(String(i + 1), 6)}${pad(formatTime(e.t), 10)}${pad(e.actor, 9)}${pad(e.action, 56)}${pad(e.state, 18)}${e.cursor}`,
     );
+    i++;
+    for (let p = 1; p <= 8; p++) {
+      const start = i - p;
+      if (start < 0) break;
+      const r = repeats(es, start, p);
+      if (r >= 2) {
+        const skipTo = i + r * p;
+        const last = es[skipTo - 1]!;
+        lines.push(
+          `        ... the ${p === 1 ? 'line' : `${p} lines`} above repeat ${r} more time(s), until ${formatTime(last.t)} (entries ${i + 1}..${skipTo})`,
+        );
+        i = skipTo;
+        break;
+      }
+    }
   }
   return lines;
 }

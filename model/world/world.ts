@@ -118,7 +118,7 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
     note(
       w,
       'server',
-      `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''} (holds ${floor}..${s.head}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
+      `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''} (${floor > s.head ? `holds nothing, head ${s.head}` : `holds ${floor}..${s.head}`}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
     );
   }
   w.net.socket = [];

@@ -1,0 +1,57 @@
+/**
+ * Counterexamples people can follow: a numbered timeline (time, actor, action, client state,
+ * cursor), the claim that broke and why, and a replay command that reproduces it exactly.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { killMutant, mutantEntries } from '../../model/mutants/kill-table.js';
+import {
+  counterexampleOf,
+  formatCounterexample,
+  replayCommand,
+} from '../../model/world/counterexample.js';
+import { worldProperty } from '../../model/world/property.js';
+import { explore } from '../../src/explore/explore.js';
+import { SEED } from './helpers.js';
+
+describe('counterexamples', () => {
+  const entry = mutantEntries().find((e) => e.name === 'trusts-any-200')!;
+  const row = killMutant(entry, 2_000, SEED);
+
+  test('print a numbered timeline, the broken claim and the replay command', () => {
+    const probe = entry.probes[0]!;
+    const d = fc.check(
+      worldProperty({ kind: probe.kind, claims: probe.claims, subject: probe.subject }),
+      { seed: SEED, numRuns: 2_000 },
+    );
+    const cx = counterexampleOf(d, {
+      kind: probe.kind,
+      subject: probe.subject,
+      subjectName: entry.name,
+    })!;
+    const text = formatCounterexample(cx);
+    console.log(text);
+    expect(text).toMatch(/^ {2}#\s+time\s+actor\s+action\s+client state\s+cursor$/m);
+    expect(text).toMatch(/^ {2}1\s+0:00\s+client\s+machine <- OPEN 200/m);
+    expect(text.split('\n').length).toBeLessThan(120);
+    expect(text).toContain(`claim broken: ${row.claim}: ${row.why}`);
+    expect(text).toContain(`replay: ${replayCommand({ ...cx })}`);
+    expect(replayCommand(cx)).toMatch(
+      /^mcp-resumption explore --seed -?\d+ --path [\d:]+ --replay-path '[^']*' --kind mixed --mutant trusts-any-200$/,
+    );
+  });
+
+  test('the replay command reproduces the same failure', () => {
+    const report = explore({
+      seconds: 1,
+      seed: row.replay!.seed,
+      path: row.replay!.path,
+      ...(row.replay!.replayPath !== undefined ? { replayPath: row.replay!.replayPath } : {}),
+      kind: row.replay!.kind,
+      mutant: entry.name,
+      killRuns: 0,
+    });
+    expect(report.counterexample?.claim).toBe(row.claim);
+    expect(report.counterexample?.commands.length).toBe(row.shrunkLength);
+  });
+});
