@@ -6,6 +6,10 @@
  * The verdict is the application's: did the call end with every message, with an error it was
  * told about, or silently short?
  */
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { StreamResumptionError } from '../reference.js';
@@ -20,8 +24,13 @@ import { describe as describeTruth, groundTruth, owed } from './truth.js';
 import type { CellVerdict, Delivered, ImplementationAdapter } from './types.js';
 import { packageVersion } from './versions.js';
 
+/** Which SDK client a row drives. */
+export type ClientKind = 'v1' | 'v2';
+
 /** A client row: which client, guarded or not, against which server. */
 export interface ClientEntry extends ImplementationEntry {
+  /** `v1`: `@modelcontextprotocol/sdk`; `v2`: `@modelcontextprotocol/client`. */
+  client: ClientKind;
   /** Wrap the transport's fetch with {@link continuityGuard}. */
   guard: boolean;
   /** The id pattern of the server's ids (named groups `seq`, `stream`). */
@@ -175,41 +184,87 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
   { name: 'stale-connection', notApplicable: 'the SDK client closes a stream before resuming it' },
 ];
 
-/** The client rows of the matrix. */
+function row(client: ClientKind, guard: boolean, store: 'ring' | 'continuity'): ClientEntry {
+  const pattern = store === 'ring' ? RING_ID_PATTERN : CONTINUITY_ID_PATTERN;
+  return {
+    name: `sdk-client-${client}${guard ? '+guard' : ''} → ${store}`,
+    client,
+    make: () => sdkV1Adapter(store),
+    guard,
+    pattern,
+    readId: idReaderFromPattern(pattern),
+  };
+}
+
+/** The client rows of the matrix (servers: SDK 1.x with the ring store or the reference one). */
 export const CLIENT_IMPLEMENTATIONS: readonly ClientEntry[] = [
-  {
-    name: 'sdk-client-v1 → ring',
-    make: () => sdkV1Adapter('ring'),
-    guard: false,
-    pattern: RING_ID_PATTERN,
-    readId: idReaderFromPattern(RING_ID_PATTERN),
-  },
-  {
-    name: 'sdk-client-v1+guard → ring',
-    make: () => sdkV1Adapter('ring'),
-    guard: true,
-    pattern: RING_ID_PATTERN,
-    readId: idReaderFromPattern(RING_ID_PATTERN),
-  },
-  {
-    name: 'sdk-client-v1 → continuity',
-    make: () => sdkV1Adapter('continuity'),
-    guard: false,
-    pattern: CONTINUITY_ID_PATTERN,
-    readId: idReaderFromPattern(CONTINUITY_ID_PATTERN),
-  },
-  {
-    name: 'sdk-client-v1+guard → continuity',
-    make: () => sdkV1Adapter('continuity'),
-    guard: true,
-    pattern: CONTINUITY_ID_PATTERN,
-    readId: idReaderFromPattern(CONTINUITY_ID_PATTERN),
-  },
+  row('v1', false, 'ring'),
+  row('v1', true, 'ring'),
+  row('v1', false, 'continuity'),
+  row('v1', true, 'continuity'),
+  row('v2', false, 'ring'),
+  row('v2', true, 'ring'),
 ];
 
 /** The client package versions the rows run. */
 export function clientVersions(): Record<string, string> {
-  return { '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk') };
+  return {
+    '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk'),
+    '@modelcontextprotocol/client': packageVersion('@modelcontextprotocol/client'),
+  };
+}
+
+/** What the rows need of an SDK client, whichever major version. */
+interface DrivenClient {
+  callTool(
+    args: CountArgs,
+    options: {
+      timeout: number;
+      signal: AbortSignal;
+      onprogress: (p: { message?: string }) => void;
+    },
+  ): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const RECONNECTION = {
+  initialReconnectionDelay: 50,
+  maxReconnectionDelay: 200,
+  reconnectionDelayGrowFactor: 1.5,
+  maxRetries: 2,
+};
+
+async function connectClient(
+  kind: ClientKind,
+  url: string,
+  fetchFn: typeof fetch,
+): Promise<DrivenClient> {
+  const info = { name: 'conformance-client', version: '1.0.0' };
+  if (kind === 'v1') {
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      fetch: fetchFn,
+      reconnectionOptions: RECONNECTION,
+    });
+    const client = new Client(info);
+    await client.connect(transport);
+    transport.onerror = () => {};
+    return {
+      callTool: (args, o) =>
+        client.callTool({ name: TOOL_NAME, arguments: { ...args } }, undefined, o),
+      close: () => transport.close(),
+    };
+  }
+  const transport = new TransportV2(new URL(url), {
+    fetch: fetchFn,
+    reconnectionOptions: RECONNECTION,
+  });
+  const client = new ClientV2(info);
+  await client.connect(transport);
+  transport.onerror = () => {};
+  return {
+    callTool: (args, o) => client.callTool({ name: TOOL_NAME, arguments: { ...args } }, o),
+    close: () => transport.close(),
+  };
 }
 
 function busyWait(ms: number): void {
@@ -251,8 +306,7 @@ export async function runClientCell(
   let result: Delivered | null = null;
   let callError: unknown = null;
   let callDone: Promise<void> = Promise.resolve();
-  let client: Client | undefined;
-  let transport: StreamableHTTPClientTransport | undefined;
+  let client: DrivenClient | undefined;
   let verdict: CellVerdict;
   let observed: string;
   try {
@@ -272,18 +326,7 @@ export async function runClientCell(
         tracks.set(stream, lines);
       },
     });
-    transport = new StreamableHTTPClientTransport(new URL(url), {
-      fetch: fetchFn,
-      reconnectionOptions: {
-        initialReconnectionDelay: 50,
-        maxReconnectionDelay: 200,
-        reconnectionDelayGrowFactor: 1.5,
-        maxRetries: 2,
-      },
-    });
-    transport.onerror = () => {};
-    client = new Client({ name: 'conformance-client', version: '1.0.0' });
-    await client.connect(transport);
+    client = await connectClient(entry.client, url, fetchFn);
     const c = client;
     let stallDone = false;
     const ctx: ClientContext = {
@@ -307,7 +350,7 @@ export async function runClientCell(
             }),
       call: (args) => {
         callDone = c
-          .callTool({ name: TOOL_NAME, arguments: { ...args } }, undefined, {
+          .callTool(args, {
             timeout: callTimeoutMs,
             signal: abort.signal,
             onprogress: (p) => {
@@ -371,7 +414,7 @@ export async function runClientCell(
     control.releaseAll();
     abort.abort();
     await callDone.catch(() => {});
-    await transport?.close().catch(() => {});
+    await client?.close().catch(() => {});
     await adapter.stop().catch(() => {});
   }
   // The call's story: the streams that were resumed (else the longest one).
