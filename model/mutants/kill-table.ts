@@ -148,15 +148,21 @@ export function killTable(options: KillOptions = {}): KillRow[] {
   return rows;
 }
 
-/** The kill table as Markdown. */
+/** The kill table as a Markdown table, aligned the way Prettier aligns it. */
 export function formatKillTable(rows: readonly KillRow[]): string {
-  const lines = [
-    '| mutant | side | killed by | runs to kill | shrunk length |',
-    '| ------ | ---- | --------- | -----------: | ------------: |',
-  ];
-  for (const r of rows)
-    lines.push(
-      `| ${r.mutant} | ${r.side} | ${r.claim ?? '**survived**'} | ${r.runs} | ${r.shrunkLength ?? '-'} |`,
-    );
-  return lines.join('\n');
+  const head = ['mutant', 'side', 'killed by', 'runs to kill', 'shrunk length'];
+  const right = [false, false, false, true, true];
+  const body = rows.map((r) => [
+    r.mutant,
+    r.side,
+    r.claim ?? '**survived**',
+    String(r.runs),
+    r.shrunkLength === null ? '-' : String(r.shrunkLength),
+  ]);
+  const widths = head.map((h, i) => Math.max(3, h.length, ...body.map((b) => b[i]!.length)));
+  const cell = (text: string, i: number) =>
+    right[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
+  const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (right[i] ? '-'.repeat(w - 1) + ':' : '-'.repeat(w))).join(' | ')} |`;
+  return [line(head), rule, ...body.map(line)].join('\n');
 }

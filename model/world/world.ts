@@ -147,7 +147,7 @@ function portOf(w: World, cache: StepCache): ClientPort {
           actor: 'client',
           action: `machine <- ${describeObservation(o)}`,
           state: after.value as never,
-          cursor: (w.client as ClientState | undefined)?.cursor ?? 0,
+          cursor: after.context.cursor ?? 0,
           command: w.command,
         });
       }

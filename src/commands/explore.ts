@@ -6,7 +6,8 @@ import { WORLD_KINDS, type WorldKind } from '../../model/world/arbitraries.js';
 import { parseConfig } from '../../model/world/config.js';
 import { mutantEntries } from '../../model/mutants/kill-table.js';
 import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
-import { explore } from '../explore/explore.js';
+import { explore, subjectFor } from '../explore/explore.js';
+import { SCENARIO_NAMES, tellScenario } from '../explore/scenario.js';
 import { formatExploreReport } from '../explore/report.js';
 
 /** Default time budget, in seconds. */
@@ -38,6 +39,9 @@ Options:
   --path P           replay: the counterexample path of a report (with --seed)
   --replay-path R    replay: the replayPath of the command sequence
   --mutant-runs N    runs per probe of the kill table (default 1000; 0: no kill table)
+  --scenario NAME    instead of exploring, run one of the seed's incidents and print its
+                     timeline and claims: ${SCENARIO_NAMES.join(', ')}
+                     (with --mutant trusts-any-200: the naive client)
   --help             this text`,
   async run(argv, io) {
     const { values } = parseCommandArgs('explore', argv, {
@@ -50,6 +54,7 @@ Options:
       path: { type: 'string' },
       'replay-path': { type: 'string' },
       'mutant-runs': { type: 'string' },
+      scenario: { type: 'string' },
     });
     const seconds = intOption('seconds', values.seconds as string | undefined, DEFAULT_SECONDS);
     if (seconds === 0) throw new UsageError('--seconds must be at least 1');
@@ -67,6 +72,15 @@ Options:
           .map((e) => e.name)
           .join(', ')}`,
       );
+    const scenario = values.scenario as string | undefined;
+    if (scenario !== undefined) {
+      if (!SCENARIO_NAMES.includes(scenario))
+        throw new UsageError(`--scenario must be one of ${SCENARIO_NAMES.join(', ')}`);
+      const { subject } = subjectFor(mutant, 'mixed');
+      const told = tellScenario(scenario, subject, mutant ?? "the model's client");
+      io.out(told.text + '\n');
+      return told.ok ? 0 : 1;
+    }
     let config;
     if (values.config !== undefined) {
       try {

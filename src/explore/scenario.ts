@@ -1,0 +1,38 @@
+/** The seed's incident scenarios, run and told as a timeline with every claim's verdict. */
+import { CLAIMS } from '../../model/claims/index.js';
+import { formatTimeline } from '../../model/world/counterexample.js';
+import { formatConfig } from '../../model/world/config.js';
+import { describeCommand } from '../../model/world/commands.js';
+import { runWorld, type Subject } from '../../model/world/property.js';
+import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
+
+/** The names of the fixed scenarios. */
+export const SCENARIO_NAMES: readonly string[] = SEED_SCENARIOS.map((s) => s.name);
+
+/** Runs scenario `name` with `subject` and tells it; `ok` is false when a claim broke. */
+export function tellScenario(
+  name: string,
+  subject: Subject,
+  subjectName: string,
+): { text: string; ok: boolean } {
+  const s = SEED_SCENARIOS.find((x) => x.name === name);
+  if (!s) throw new Error(`no scenario ${name}`);
+  const w = runWorld(s.cfg, s.commands, subject, { record: true });
+  const lines = [
+    `scenario ${s.name} with ${subjectName}: ${s.story}`,
+    `config: ${formatConfig(s.cfg)}`,
+    `commands: ${s.commands.length} (${[...new Set(s.commands.map(describeCommand))].join(', ')})`,
+    'timeline:',
+    ...formatTimeline(w, s.commands),
+    'claims:',
+  ];
+  let ok = true;
+  for (const c of CLAIMS) {
+    const v = c.check(w);
+    if (!v.ok) ok = false;
+    lines.push(
+      `  ${c.name.padEnd(22)} ${v.ok ? (v.applicable ? 'held' : 'n/a ') : 'BROKEN'}  ${v.ok && v.applicable ? '' : v.why}`,
+    );
+  }
+  return { text: lines.join('\n'), ok };
+}
