@@ -1,0 +1,51 @@
+/** Generated docs stay in step with the machine; the CLI's main job prints what it promises. */
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { clientMachine } from '../../model/client-machine.js';
+import { main } from '../../src/cli.js';
+import { DIAGRAM_BEGIN, DIAGRAM_END, diagramBlock } from '../../src/diagram.js';
+
+async function runCli(args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+describe('docs/model.md', () => {
+  it('holds the diagram generated from the machine (npm run docs:diagram)', async () => {
+    const doc = await readFile(new URL('../../docs/model.md', import.meta.url), 'utf8');
+    const start = doc.indexOf(DIAGRAM_BEGIN);
+    const end = doc.indexOf(DIAGRAM_END);
+    expect(start, 'diagram markers missing').toBeGreaterThanOrEqual(0);
+    const committed = doc.slice(start, end + DIAGRAM_END.length);
+    expect(committed, 'docs/model.md is stale: run `npm run docs:diagram`').toBe(
+      diagramBlock(clientMachine),
+    );
+  });
+});
+
+describe('mcp-resumption table', () => {
+  it("prints the decision table and the seed's three variants classified", async () => {
+    const { code, out } = await runCli(['table']);
+    expect(code).toBe(0);
+    expect(out).toContain('reconnecting      RESPONSE      sessionGone');
+    expect(out).toMatch(
+      /head-resume[\s\S]*-> resumption-failed: replay gap: expected event id 42, got 130/,
+    );
+    expect(out).toMatch(/restart-404[\s\S]*-> session-lost/);
+    expect(out).toMatch(/restart-empty-200[\s\S]*-> resumption-failed: no event proved continuity/);
+  });
+
+  it('rejects unknown options with one line and exit 2', async () => {
+    const { code, err } = await runCli(['table', '--bogus']);
+    expect(code).toBe(2);
+    expect(err.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('rejects an unknown command with exit 2', async () => {
+    const { code, err } = await runCli(['no-such-command']);
+    expect(code).toBe(2);
+    expect(err).toContain('unknown command');
+  });
+});

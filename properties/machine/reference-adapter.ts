@@ -1,0 +1,140 @@
+/**
+ * A system under test built from the seed's reference function (src/reference.ts): it consumes
+ * the same observations as the machine and decides each reconnect by calling
+ * `verifyResumption`. Path tests and the differential property compare it with the machine
+ * step by step, so a disagreement names the path on which it happens.
+ *
+ * The seed speaks of one reconnect at a time and has no stream or epoch; this adapter supplies
+ * the vocabulary around it (documented in docs/deviations.md, "Mapping the seed's vocabulary"):
+ * - an epoch change is the seed's "session not durable" (implicit re-creation);
+ * - an event of another stream is not an event of this stream: it fails the reconnect;
+ * - no response before a disconnect / proof timeout, and a reconnect without a cursor, fail;
+ * - where the seed fails an empty stream although a declared floor covers the cursor, the
+ *   adapter reports `delayed`: the one documented deviation (the model follows the seed's text).
+ */
+import type { ClientStateName } from '../../model/client-machine.js';
+import type { Observation } from '../../model/observations.js';
+import type { Outcome } from '../../model/outcomes.js';
+import {
+  StreamResumptionError,
+  verifyResumption,
+  type ReconnectResult,
+} from '../../src/reference.js';
+
+type Phase = ClientStateName;
+
+const ok = (id: number): ReconnectResult => ({
+  httpStatus: 200,
+  replayFloor: null,
+  firstEvent: { id, kind: 'message', payload: {} },
+  sessionDurable: true,
+});
+
+/** The seed's verdict: `null` when it accepts, otherwise its error. */
+function seedVerdict(cursor: number, result: ReconnectResult): StreamResumptionError | null {
+  try {
+    verifyResumption(cursor, result);
+    return null;
+  } catch (e) {
+    if (e instanceof StreamResumptionError) return e;
+    throw e;
+  }
+}
+
+/** Observes like the machine, decides like the seed. */
+export class ReferenceAdapter {
+  phase: Phase = 'connecting';
+  outcome: Outcome | null = null;
+  private cursor: number | null = null;
+  private stream: string | null = null;
+  private epoch: string | null = null;
+
+  private decide(outcome: Outcome, phase: Phase): void {
+    this.outcome = outcome;
+    this.phase = phase;
+  }
+
+  private fail(): void {
+    this.decide('resumption-failed', 'resumptionFailed');
+  }
+
+  private foreign(stream: string | undefined): boolean {
+    return stream !== undefined && this.stream !== null && stream !== this.stream;
+  }
+
+  private accept(id: number, stream: string | undefined): void {
+    this.cursor = id;
+    this.stream = this.stream ?? stream ?? null;
+  }
+
+  observe(o: Observation): void {
+    const p = this.phase;
+    const streamOpen = p === 'streaming' || p === 'resumed' || p === 'delayed';
+    const canReconnect =
+      streamOpen || ['stalled', 'closed', 'resumptionFailed', 'sessionLost'].includes(p);
+    switch (o.type) {
+      case 'OPEN':
+        if (o.status === 200 && (p === 'connecting' || (canReconnect && !streamOpen))) {
+          this.phase = 'streaming';
+          this.outcome = null;
+          this.cursor = null;
+          this.stream = null;
+          this.epoch = o.epoch ?? null;
+        }
+        return;
+      case 'EVENT':
+        if (p === 'streaming' || p === 'resumed') {
+          if (this.foreign(o.stream)) return this.fail();
+          if (this.cursor !== null && seedVerdict(this.cursor, ok(o.id)) !== null)
+            return this.fail();
+          this.accept(o.id, o.stream);
+        } else if (p === 'awaitingProof' || p === 'delayed') {
+          if (this.foreign(o.stream)) return this.fail();
+          if (this.cursor !== null && seedVerdict(this.cursor, ok(o.id)) !== null)
+            return this.fail();
+          this.accept(o.id, o.stream);
+          this.decide('resumed', 'resumed');
+        }
+        return;
+      case 'KEEPALIVE':
+        return;
+      case 'IDLE_TIMEOUT':
+        if (streamOpen) this.phase = 'stalled';
+        return;
+      case 'END':
+      case 'DISCONNECT':
+        if (streamOpen) this.phase = 'closed';
+        else if (p === 'reconnecting' || p === 'awaitingProof') this.fail();
+        return;
+      case 'PROOF_TIMEOUT':
+        if (p === 'reconnecting' || p === 'awaitingProof') this.fail();
+        return;
+      case 'RECONNECT':
+        if (!canReconnect) return;
+        if (o.cursor === null && this.cursor !== null) return this.fail();
+        this.cursor = o.cursor ?? this.cursor;
+        this.stream = o.stream ?? this.stream;
+        this.outcome = null;
+        this.phase = 'reconnecting';
+        return;
+      case 'RESPONSE': {
+        if (p !== 'reconnecting') return;
+        const recreated = o.epoch !== undefined && this.epoch !== null && o.epoch !== this.epoch;
+        const err = seedVerdict(this.cursor ?? Number.MAX_SAFE_INTEGER, {
+          httpStatus: o.status,
+          replayFloor: o.floor ?? null,
+          firstEvent: null,
+          sessionDurable: o.durable !== false && !recreated,
+        });
+        if (err === null) throw new Error('the seed accepted an empty stream');
+        if (err.outcome === 'session-lost') return this.decide('session-lost', 'sessionLost');
+        if (err.code !== 'unproven') return this.fail();
+        // The documented deviation: a declared floor that covers the cursor is proof enough
+        // to wait; the seed's code would fail here.
+        if (o.floor !== undefined) return this.decide('delayed', 'delayed');
+        this.phase = 'awaitingProof';
+        return;
+      }
+    }
+  }
+}
