@@ -141,7 +141,7 @@ export function render(steps: readonly Step[], first: 'open' | 'none'): string[]
 /** Any trace of the grammar: opens anywhere (some failing), or no open at all. */
 export const anyTrace: fc.Arbitrary<string[]> = fc
   .tuple(
-    fc.array(stepArb(true), { maxLength: 60 }),
+    fc.array(stepArb(true), { maxLength: 60, size: 'max' }),
     fc.constantFrom('open', 'none') as fc.Arbitrary<'open' | 'none'>,
   )
   .map(([steps, first]) => render(steps, first));
@@ -149,7 +149,7 @@ export const anyTrace: fc.Arbitrary<string[]> = fc
 /** A trace with one stream: an open on the first line (or none), no open after it. */
 export const oneSessionTrace: fc.Arbitrary<string[]> = fc
   .tuple(
-    fc.array(stepArb(false), { maxLength: 60 }),
+    fc.array(stepArb(false), { maxLength: 60, size: 'max' }),
     fc.constantFrom('open', 'none') as fc.Arbitrary<'open' | 'none'>,
   )
   .map(([steps, first]) => render(steps, first));
