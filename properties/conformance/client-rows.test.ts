@@ -16,6 +16,8 @@ const EXPECTED: Record<string, string> = {
   'sdk-client-v1+guard → ring': 'honored|rejected|rejected|n/a|n/a|n/a|rejected|honored|n/a',
   'sdk-client-v1 → continuity': 'honored|hang|hang|n/a|n/a|n/a|silent loss|honored|n/a',
   'sdk-client-v1+guard → continuity': 'honored|rejected|rejected|n/a|n/a|n/a|rejected|honored|n/a',
+  'sdk-client-v2 → ring': 'honored|silent loss|hang|n/a|n/a|n/a|silent loss|honored|n/a',
+  'sdk-client-v2+guard → ring': 'honored|rejected|rejected|n/a|n/a|n/a|rejected|honored|n/a',
 };
 
 const show = (c: JudgedCell) => `${c.implementation} × ${c.scenario}: ${c.verdict} (${c.observed})`;

@@ -278,7 +278,7 @@ function busyWait(ms: number): void {
 export async function runClientCell(
   entry: ClientEntry,
   scenario: ClientScenario,
-  options: MatrixOptions = {},
+  options: MatrixOptions & { callTimeoutMs?: number } = {},
 ): Promise<JudgedCell> {
   const started = Date.now();
   const base = { implementation: entry.name, scenario: scenario.name, reconnects: [], trace: [] };
@@ -294,7 +294,7 @@ export async function runClientCell(
   const keepAliveMs = options.keepAliveMs ?? 100;
   const retention = options.retention ?? 16;
   const timeoutMs = options.timeoutMs ?? 2000;
-  const callTimeoutMs = timeoutMs;
+  const callTimeoutMs = options.callTimeoutMs ?? 1500;
   const adapter = entry.make();
   const control = new HoldControl();
   const net = new FaultNetwork();
