@@ -39,6 +39,16 @@ describe('checkTrace (library API)', () => {
 });
 
 describe('checkTrace inputs', () => {
+  it('reads an empty cursor as no Last-Event-ID, like null', async () => {
+    const lines = (cursor: string) => [
+      '{"type":"event","id":1}',
+      `{"type":"reconnect","cursor":${cursor}}`,
+    ];
+    const empty = await checkTrace(lines('""'));
+    expect(empty.reconnects[0]).toMatchObject({ cursor: null, code: 'cursor-dropped' });
+    expect(empty).toEqual(await checkTrace(lines('null')));
+  });
+
   it('takes a single string as the whole text of a trace', async () => {
     const text = '{"type":"open"}\n{"type":"event","id":1}\r\n{"type":"reconnect","cursor":1}\n';
     const report = await checkTrace(text);

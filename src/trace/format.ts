@@ -253,7 +253,7 @@ export function parseTraceLine(
         );
       }
       const raw = r.obj['cursor'];
-      if (raw === null) return { type, cursor: null };
+      if (raw === null || raw === '') return { type, cursor: null };
       const { seq, stream: patternStream } = r.seqNumber('cursor', raw, 'reconnect');
       const stream = r.optionalString('stream', 'reconnect') ?? patternStream;
       return stream === undefined ? { type, cursor: seq } : { type, cursor: seq, stream };
