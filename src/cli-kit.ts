@@ -25,7 +25,9 @@ export interface Command {
 
 /** Where a command writes. Tests pass buffers; the CLI passes the process streams. */
 export interface CommandIO {
+  /** Writes to standard output. */
   out: (text: string) => void;
+  /** Writes to standard error. */
   err: (text: string) => void;
   /** Standard input, for commands that read `-`. */
   stdin?: NodeJS.ReadableStream;
