@@ -16,3 +16,8 @@ export * from './transitions.js';
 export * from './describe.js';
 export * from './seed-variants.js';
 export * from './mutants/machine-mutants.js';
+export * from './world/index.js';
+export * from './claims/index.js';
+export * from './mutants/client-mutants.js';
+export * from './mutants/server-mutants.js';
+export * from './mutants/kill-table.js';

@@ -6,7 +6,7 @@ import { delivery } from './delivery.js';
 import { noFalseAlarm } from './no-false-alarm.js';
 import { noSilentPartialResult } from './no-silent-partial-result.js';
 import { noUnprovenAcceptance } from './no-unproven-acceptance.js';
-import type { Claim, ClaimName, ClaimOptions, Verdict } from './types.js';
+import type { Claim, ClaimName, ClaimOptions, ClaimVerdict } from './types.js';
 import type { World } from '../world/world.js';
 
 export * from './types.js';
@@ -32,7 +32,7 @@ export function firstBroken(
   w: World,
   claims: readonly Claim[] = CLAIMS,
   options?: ClaimOptions,
-): { claim: Claim; verdict: Verdict } | null {
+): { claim: Claim; verdict: ClaimVerdict } | null {
   for (const claim of claims) {
     const verdict = claim.check(w, options);
     if (!verdict.ok) return { claim, verdict };

@@ -7,7 +7,7 @@ export type ClaimName =
   'NoUnprovenAcceptance' | 'NoSilentPartialResult' | 'NoFalseAlarm' | 'Delivery';
 
 /** A claim's answer about one finished world. */
-export interface Verdict {
+export interface ClaimVerdict {
   /** The claim applies to this world (its preconditions held). */
   applicable: boolean;
   /** It held (always true when not applicable). */
@@ -29,20 +29,20 @@ export interface Claim {
   name: ClaimName;
   /** The claim in one sentence. */
   text: string;
-  check(w: World, options?: ClaimOptions): Verdict;
+  check(w: World, options?: ClaimOptions): ClaimVerdict;
 }
 
 /** The verdict of a claim that held. */
-export const HELD: Verdict = { applicable: true, ok: true, why: 'held' };
+export const HELD: ClaimVerdict = { applicable: true, ok: true, why: 'held' };
 
 /** A claim that broke. */
-export function broke(why: string, at?: number): Verdict {
+export function broke(why: string, at?: number): ClaimVerdict {
   return at === undefined
     ? { applicable: true, ok: false, why }
     : { applicable: true, ok: false, why, at };
 }
 
 /** A claim whose preconditions did not hold. */
-export function notApplicable(why: string): Verdict {
+export function notApplicable(why: string): ClaimVerdict {
   return { applicable: false, ok: true, why };
 }

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import type { ClientMachine } from '../client-machine.js';
-import { CLAIMS, firstBroken, type Claim, type Verdict } from '../claims/index.js';
+import { CLAIMS, firstBroken, type Claim, type ClaimVerdict } from '../claims/index.js';
 import type { ClientBehaviour } from './client.js';
 import { clientState } from './client.js';
 import { quiesce, type WorldCommand } from './commands.js';
@@ -55,7 +55,7 @@ export function newStats(): ExploreStats {
 export class ClaimBroken extends Error {
   constructor(
     readonly claim: Claim,
-    readonly verdict: Verdict,
+    readonly verdict: ClaimVerdict,
   ) {
     super(`${claim.name} broke: ${verdict.why}`);
     this.name = 'ClaimBroken';

@@ -1,0 +1,28 @@
+/**
+ * The simulated world around the client machine: configuration, server, network, client,
+ * ground truth, commands, generators, properties and counterexamples.
+ *
+ * @module
+ */
+export * from './arbitraries.js';
+export * from './clock.js';
+export {
+  canRead,
+  clientState,
+  type ClientBehaviour,
+  type ClientPort,
+  type ClientState,
+} from './client.js';
+export { applyCommand, describeCommand, quiesce, type WorldCommand } from './commands.js';
+export * from './config.js';
+export * from './counterexample.js';
+export * from './frames.js';
+export * from './ground-truth.js';
+export { stepCache, type StepCache } from './machine-cache.js';
+export * from './policies.js';
+export * from './property.js';
+export * from './scenarios.js';
+export { floorOf, type ServerState } from './server.js';
+export * from './timeline.js';
+export * from './validity.js';
+export { advance, createWorld, type NetworkState, type World, type WorldOptions } from './world.js';
