@@ -42,8 +42,11 @@ export interface CheckOptions {
 
 /** Where the streaming checker sends its findings, in line order. */
 export interface CheckSink {
+  /** A reconnect, judged when its window closes. */
   reconnect?(r: ReconnectReport): void;
+  /** A continuity break inside an accepted stream. */
   break?(b: BreakReport): void;
+  /** A reconnect whose cursor is ahead of the last id received. */
   cursorAhead?(c: CursorAheadReport): void;
 }
 

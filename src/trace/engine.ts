@@ -31,8 +31,11 @@ export interface MachineState {
 
 /** Runs one machine. */
 export interface Engine {
+  /** Which engine this is. */
   readonly name: 'xstate' | 'compiled';
+  /** The machine's initial state. */
   initial(): MachineState;
+  /** The state after one observation (the same state when the machine ignores it). */
   step(state: MachineState, observation: Observation): MachineState;
 }
 
