@@ -92,7 +92,12 @@ export const anyConfig: fc.Arbitrary<WorldConfig> = fc.record({
   read: fc.constantFrom('coupled' as const, 'decoupled' as const),
   idleOn: fc.constantFrom('bytes' as const, 'bytes' as const, 'events' as const),
   durable: fc.boolean(),
-  onRestart: fc.constantFrom('404' as const, 'recreate' as const),
+  onRestart: fc.constantFrom(
+    '404' as const,
+    'recreate' as const,
+    'new-epoch' as const,
+    'not-durable' as const,
+  ),
   policy: fc.constantFrom(...POLICIES),
 });
 

@@ -59,8 +59,12 @@ export interface WorldConfig {
   idleOn: 'bytes' | 'events';
   /** The session store survives a restart. */
   durable: boolean;
-  /** What a server that lost its session store answers to a reconnect. */
-  onRestart: '404' | 'recreate';
+  /**
+   * What a server that lost its session store answers to a reconnect: 404; or it re-creates
+   * the session under the same id, silently (`recreate`), stating its new epoch (`new-epoch`),
+   * or saying the session is not durable (`not-durable`).
+   */
+  onRestart: '404' | 'recreate' | 'new-epoch' | 'not-durable';
   /** How the server answers a reconnect for a session it knows. */
   policy: PolicyName;
 }
@@ -99,7 +103,7 @@ const CHOICES: Record<string, readonly string[]> = {
   read: ['coupled', 'decoupled'],
   idleOn: ['bytes', 'events'],
   durable: ['true', 'false'],
-  onRestart: ['404', 'recreate'],
+  onRestart: ['404', 'recreate', 'new-epoch', 'not-durable'],
   policy: POLICIES,
 };
 

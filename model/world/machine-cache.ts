@@ -52,7 +52,7 @@ export function stepCache(machine: ClientMachine): StepCache {
   if (existing) return existing;
   let canon = new Map<string, ClientSnapshot>();
   let rows = new WeakMap<ClientSnapshot, Map<string, ClientSnapshot>>();
-  let firedMemo = new Map<string, string | null>();
+  let firedRows = new WeakMap<ClientSnapshot, Map<string, string | null>>();
   const keys = new WeakMap<ClientSnapshot, string>();
   const keyOf = (s: ClientSnapshot): string => {
     let k = keys.get(s);
@@ -69,6 +69,7 @@ export function stepCache(machine: ClientMachine): StepCache {
     if (canon.size >= LIMIT) {
       canon = new Map();
       rows = new WeakMap();
+      firedRows = new WeakMap();
     }
     canon.set(k, s);
     return s;
@@ -96,12 +97,16 @@ export function stepCache(machine: ClientMachine): StepCache {
       return next;
     },
     fired(snapshot, observation) {
-      const key = keyOf(snapshot) + '#' + obsKey(observation);
-      const hit = firedMemo.get(key);
+      const o = obsKey(observation);
+      let row = firedRows.get(snapshot);
+      if (row === undefined) {
+        row = new Map();
+        firedRows.set(snapshot, row);
+      }
+      const hit = row.get(o);
       if (hit !== undefined) return hit;
       const id = firedTransition(machine, snapshot, observation);
-      if (firedMemo.size >= LIMIT) firedMemo = new Map();
-      firedMemo.set(key, id);
+      row.set(o, id);
       return id;
     },
   };

@@ -22,6 +22,8 @@ export interface Answer {
   floor?: number;
   /** Session epoch the answer is given under. */
   epoch?: string;
+  /** `false`: the server says the session is not durable (an explicit re-creation). */
+  durable?: boolean;
   /** Frames the writer starts with (the replay). */
   frames: Frame[];
   /** New tool events follow the replay on this connection. */
@@ -88,8 +90,9 @@ const KNOWN: Record<PolicyName, KnownSession> = {
 
 /**
  * The answer of a server running `policy` to `req`. A lost session answers 404, unless the
- * server re-creates it implicitly (`onRestart: 'recreate'`, or the `restart-empty-200` policy):
- * then 200 and an empty stream under the same session id, the seed's third variant.
+ * server re-creates it (`onRestart` other than 404, or the `restart-empty-200` policy): then 200
+ * and an empty stream under the same session id; silently (`recreate`, the seed's third
+ * variant), or saying so with its new epoch (`new-epoch`) or `durable: false` (`not-durable`).
  * `restart-404` answers 404 after any restart, durable or not.
  */
 export function answerReconnect(
@@ -101,9 +104,12 @@ export function answerReconnect(
   if (req.stream !== TOOL_STREAM) return { status: 404, frames: [], live: false };
   if (policy === 'restart-404' && s.restarted) return { status: 404, frames: [], live: false };
   if (!s.sessionKnown || s.recreated) {
-    if (s.recreated || cfg.onRestart === 'recreate' || policy === 'restart-empty-200') {
+    if (s.recreated || cfg.onRestart !== '404' || policy === 'restart-empty-200') {
       s.recreated = true;
-      return { status: 200, frames: [], live: true };
+      const a: Answer = { status: 200, frames: [], live: true };
+      if (policy !== 'restart-empty-200' && cfg.onRestart === 'new-epoch') a.epoch = s.epoch;
+      if (policy !== 'restart-empty-200' && cfg.onRestart === 'not-durable') a.durable = false;
+      return a;
     }
     return { status: 404, frames: [], live: false };
   }

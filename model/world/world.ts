@@ -128,6 +128,7 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
   const r: ResponseObservation = { type: 'RESPONSE', status: answer.status };
   if (answer.floor !== undefined) r.floor = answer.floor;
   if (answer.epoch !== undefined) r.epoch = answer.epoch;
+  if (answer.durable !== undefined) r.durable = answer.durable;
   return r;
 }
 
