@@ -4,6 +4,7 @@
  */
 import type { Command } from '../cli-kit.js';
 import { checkCommand } from './check.js';
+import { conformanceCommand } from './conformance.js';
 import { diagramCommand } from './diagram.js';
 import { exploreCommand } from './explore.js';
 import { mutantsCommand } from './mutants.js';
@@ -16,6 +17,7 @@ export const COMMANDS: readonly Command[] = [
   tableCommand,
   diagramCommand,
   checkCommand,
+  conformanceCommand,
 ];
 
 /** The command run when none is named (`npm start`). */
