@@ -175,6 +175,9 @@ function commandArbs(kind: WorldKind): fc.Arbitrary<WorldCmd>[] {
   return [...base, ...faultsOf, f.evict];
 }
 
+/** Longest generated command sequence; with `size: 'max'` the average is about half (22). */
+export const MAX_COMMANDS = 44;
+
 /** Options of {@link commandsArb}. */
 export interface CommandsOptions {
   maxCommands?: number;
@@ -188,7 +191,7 @@ export function commandsArb(
   options: CommandsOptions = {},
 ): fc.Arbitrary<Iterable<fc.Command<object, World>>> {
   return fc.commands(commandArbs(kind), {
-    maxCommands: options.maxCommands ?? 40,
+    maxCommands: options.maxCommands ?? MAX_COMMANDS,
     size: 'max',
     ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
   });

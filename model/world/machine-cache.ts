@@ -19,9 +19,15 @@ export interface StepCache {
   stats: { hits: number; misses: number };
 }
 
-function obsKey(o: Observation): string {
+/** Small integers for the common events (cheap Map keys), strings for the rest. */
+function obsKey(o: Observation): string | number {
   switch (o.type) {
     case 'EVENT':
+      if (Number.isInteger(o.id) && o.id >= 0 && o.id < 1e9) {
+        if (o.stream === 'tool') return o.id * 3;
+        if (o.stream === undefined) return o.id * 3 + 1;
+        if (o.stream === 'other') return o.id * 3 + 2;
+      }
       return `E${o.id}/${o.stream ?? ''}`;
     case 'RECONNECT':
       return `C${o.cursor ?? '-'}/${o.stream ?? ''}`;
@@ -51,8 +57,8 @@ export function stepCache(machine: ClientMachine): StepCache {
   const existing = caches.get(machine);
   if (existing) return existing;
   let canon = new Map<string, ClientSnapshot>();
-  let rows = new WeakMap<ClientSnapshot, Map<string, ClientSnapshot>>();
-  let firedRows = new WeakMap<ClientSnapshot, Map<string, string | null>>();
+  let rows = new WeakMap<ClientSnapshot, Map<string | number, ClientSnapshot>>();
+  let firedRows = new WeakMap<ClientSnapshot, Map<string | number, string | null>>();
   const keys = new WeakMap<ClientSnapshot, string>();
   const keyOf = (s: ClientSnapshot): string => {
     let k = keys.get(s);
