@@ -35,7 +35,10 @@ interface Direct {
   ahead: boolean;
 }
 
-/** The observation a line is, for the direct run (lines of `oneSessionTrace` only). */
+/**
+ * The observation a line is, for the direct run (lines of `oneSessionTrace` only). Written apart
+ * from `observationOf` in src/trace on purpose: the reference must not share the mapping it checks.
+ */
 function observation(o: Record<string, unknown>): Observation | null {
   const num = (v: unknown) => (v === undefined ? undefined : Number(v));
   switch (o['type']) {
