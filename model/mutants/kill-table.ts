@@ -11,6 +11,7 @@
 import fc from 'fast-check';
 import { CLAIMS, claimNamed, type Claim } from '../claims/index.js';
 import type { WorldKind } from '../world/arbitraries.js';
+import { counterexampleOf, type Counterexample } from '../world/counterexample.js';
 import {
   ClaimBroken,
   replayPathOf,
@@ -51,6 +52,8 @@ export interface KillRow {
   why: string;
   /** What reproduces it. */
   replay: { kind: WorldKind; seed: number; path: string; replayPath?: string } | null;
+  /** The shrunk counterexample (configuration and commands), to print with a timeline. */
+  counterexample: Counterexample | null;
 }
 
 const trusting = MACHINE_MUTANTS.find((m) => m.name === 'accept-any-200')!.machine;
@@ -121,6 +124,11 @@ export function killMutant(entry: MutantEntry, runsPerProbe: number, seed: numbe
         path: d.counterexamplePath ?? '',
         ...(replayPath !== undefined ? { replayPath } : {}),
       },
+      counterexample: counterexampleOf(d, {
+        kind: probe.kind,
+        subject: probe.subject,
+        subjectName: entry.name,
+      }),
     };
   }
   return {
@@ -131,6 +139,7 @@ export function killMutant(entry: MutantEntry, runsPerProbe: number, seed: numbe
     shrunkLength: null,
     why: 'survived',
     replay: null,
+    counterexample: null,
   };
 }
 

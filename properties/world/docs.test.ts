@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { killTable } from '../../model/mutants/kill-table.js';
-import { renderKillReport } from '../../src/commands/mutants.js';
+import { renderKillExample, renderKillReport } from '../../src/commands/mutants.js';
 
 test('docs/world.md carries the kill table of a real run (regenerate: see the marker)', () => {
   const doc = readFileSync(new URL('../../docs/world.md', import.meta.url), 'utf8');
@@ -15,5 +15,6 @@ test('docs/world.md carries the kill table of a real run (regenerate: see the ma
     doc.includes(body),
     'docs/world.md is stale: npm run build && node dist/src/cli.js mutants --seed 1 --write docs/world.md',
   ).toBe(true);
+  expect(doc.includes(renderKillExample(rows)!), 'the example counterexample is stale').toBe(true);
   expect(rows.every((r) => r.claim !== null)).toBe(true);
 });
