@@ -48,6 +48,19 @@ function snapKey(s: ClientSnapshot): string {
 const LIMIT = 200_000;
 const caches = new WeakMap<ClientMachine, StepCache>();
 
+/** The memo row of one (interned) snapshot: observation key to result. */
+function rowOf<V>(
+  table: WeakMap<ClientSnapshot, Map<string | number, V>>,
+  s: ClientSnapshot,
+): Map<string | number, V> {
+  let row = table.get(s);
+  if (row === undefined) {
+    row = new Map();
+    table.set(s, row);
+  }
+  return row;
+}
+
 /**
  * The (shared) step cache of `machine`. Snapshots are interned by value, so that each distinct
  * (state, context) is one object; a transition is then looked up by that object's identity and
@@ -87,11 +100,7 @@ export function stepCache(machine: ClientMachine): StepCache {
     stats: { hits: 0, misses: 0 },
     step(snapshot, observation) {
       const o = obsKey(observation);
-      let row = rows.get(snapshot);
-      if (row === undefined) {
-        row = new Map();
-        rows.set(snapshot, row);
-      }
+      const row = rowOf(rows, snapshot);
       const hit = row.get(o);
       if (hit !== undefined) {
         cache.stats.hits++;
@@ -104,11 +113,7 @@ export function stepCache(machine: ClientMachine): StepCache {
     },
     fired(snapshot, observation) {
       const o = obsKey(observation);
-      let row = firedRows.get(snapshot);
-      if (row === undefined) {
-        row = new Map();
-        firedRows.set(snapshot, row);
-      }
+      const row = rowOf(firedRows, snapshot);
       const hit = row.get(o);
       if (hit !== undefined) return hit;
       const id = firedTransition(machine, snapshot, observation);
