@@ -2,7 +2,7 @@
  * EachConditionIsNecessary: for each of the seed's conditions of validity, worlds that break
  * only that condition make fast-check find, and shrink, a counterexample to NoFalseAlarm or
  * Delivery. The test asserts that it is found, that it was shrunk, and that in the shrunk world
- * exactly that condition (and no other) is broken.
+ * exactly that condition (and no other) is broken. MCPR_VERBOSE=1 prints each counterexample.
  */
 import { describe, expect, test } from 'vitest';
 import { claimNamed } from '../../model/claims/index.js';
@@ -26,7 +26,9 @@ describe('EachConditionIsNecessary', () => {
       );
       expect(details.failed, `no counterexample found breaking only ${name}`).toBe(true);
       expect(cx).not.toBeNull();
-      console.log(formatCounterexample(cx!));
+      const text = formatCounterexample(cx!);
+      expect(text).toContain(`replay: mcp-resumption explore --seed ${SEED} --path `);
+      if (process.env.MCPR_VERBOSE) console.log(text);
       expect(cx!.commands.length).toBeLessThanOrEqual(12);
       const w = runWorld(cx!.cfg, cx!.commands);
       expect(brokenConditions(w)).toEqual([name]);
