@@ -44,10 +44,13 @@ export function formatExploreReport(r: ExploreReport): string {
   const broken = r.counterexample?.claim;
   for (const c of r.claims) {
     const applied = s.applied[c.name] ?? 0;
-    const status = c.name === broken ? 'BROKEN' : 'held';
-    const scope =
-      applied === s.runs ? `in all ${n(applied)} worlds` : `in ${n(applied)} applicable worlds`;
-    lines.push(`  ${c.name.padEnd(22)} ${status.padEnd(7)} ${scope}`);
+    let text: string;
+    if (c.name === broken) text = `BROKEN  after ${n(s.runs)} worlds (counterexample below)`;
+    else if (applied === 0)
+      text = 'n/a     its preconditions (the conditions of validity) never held';
+    else if (applied === s.runs) text = `held    in all ${n(applied)} worlds`;
+    else text = `held    in ${n(applied)} applicable worlds`;
+    lines.push(`  ${c.name.padEnd(22)} ${text}`);
   }
   if (r.error) lines.push(`  error (not a claim): ${r.error}`);
   lines.push('');
