@@ -5,7 +5,8 @@
 import { BENCHES } from './index.js';
 
 async function main(): Promise<number> {
-  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  // Names select benchmarks; everything else (`--lines 10000000`) is left for the benchmarks.
+  const wanted = process.argv.slice(2).filter((a) => /^[a-z][\w-]*$/i.test(a));
   if (process.argv.includes('--help')) {
     process.stdout.write(
       `Usage: npm run bench [-- NAME...]\n\nBenchmarks: ${BENCHES.map((b) => `${b.name} (${b.summary})`).join('; ') || 'none'}\n`,
