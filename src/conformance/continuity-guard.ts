@@ -64,6 +64,11 @@ export interface ContinuityGuardOptions {
    * before it is resumption-failed. Default 10000.
    */
   proofTimeoutMs?: number;
+  /**
+   * How long (ms) a reconnect may wait for the answer's headers before it counts as unanswered
+   * (rule 1: resumption-failed) and is aborted. Default 10000.
+   */
+  responseTimeoutMs?: number;
   /** Largest single SSE event accepted (bytes); beyond it the stream is errored. Default 8 MiB. */
   maxEventBytes?: number;
   /**
@@ -151,6 +156,7 @@ export function continuityGuard(
   const proofTimeoutMs = options.proofTimeoutMs ?? 10_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 0;
   const maxEventBytes = options.maxEventBytes ?? 8 * 1024 * 1024;
+  const responseTimeoutMs = options.responseTimeoutMs ?? 10_000;
   const t0 = Date.now();
   const trace = (track: Track, line: Record<string, unknown>) =>
     options.trace?.({ ...line, t: Date.now() - t0 }, track.id);
@@ -517,9 +523,23 @@ export function continuityGuard(
     }
 
     let response: Response;
+    let answerTimer: NodeJS.Timeout | undefined;
     try {
-      response = await fetchFn(input, init);
+      if (track) {
+        // A reconnect must be answered within the bound: a server that accepts and never
+        // answers is rule 1 (no response), not an endless wait.
+        const bound = new AbortController();
+        const signals = [bound.signal, ...(init?.signal ? [init.signal] : [])];
+        answerTimer = setTimeout(
+          () => bound.abort(new Error(`no answer in ${responseTimeoutMs} ms`)),
+          responseTimeoutMs,
+        );
+        response = await fetchFn(input, { ...init, signal: AbortSignal.any(signals) });
+      } else {
+        response = await fetchFn(input, init);
+      }
     } catch (e) {
+      clearTimeout(answerTimer);
       if (track && ['reconnecting'].includes(stateOf(track.snapshot))) {
         trace(track, { type: 'disconnect' });
         const err = observe(track, { type: 'DISCONNECT' });
@@ -527,6 +547,7 @@ export function continuityGuard(
       }
       throw e;
     }
+    clearTimeout(answerTimer);
     const isSse = (response.headers.get('content-type') ?? '').includes('text/event-stream');
 
     if (track) {

@@ -233,12 +233,19 @@ export class CallFollower {
     idleMs: number,
     firstStream: boolean,
     sink: Delivered[] = [],
+    maxReadMs = 5000,
   ): Promise<ReadStop> {
     if (until(this.delivered)) return 'matched';
-    // Only events count as progress: keepalives must not keep a silent stream "alive" forever.
+    // Only events count as progress: keepalives must not keep a silent stream "alive" forever,
+    // and an endless stream of events is cut at the read's overall bound.
     let lastProgress = Date.now();
+    const deadline = lastProgress + maxReadMs;
     for (;;) {
-      const left = lastProgress + idleMs - Date.now();
+      if (Date.now() > deadline) {
+        this.trace.write({ type: 'idle-timeout', bound: maxReadMs });
+        return 'timeout';
+      }
+      const left = Math.min(lastProgress + idleMs, deadline) - Date.now();
       const r: SseRead = left > 0 ? await stream.next(left) : { kind: 'timeout' };
       if (r.kind === 'end') {
         this.trace.write({ type: 'end' });

@@ -19,7 +19,7 @@ export type SseRead =
 
 /** Limits of one stream: bytes in total and bytes per event. */
 export interface StreamLimits {
-  /** Total bytes read before the stream is cut (default 64 MiB). */
+  /** Total bytes read before the stream is cut (default 16 MiB). */
   maxBytes?: number;
   /** Largest single event (default 4 MiB). */
   maxEventBytes?: number;
@@ -45,7 +45,7 @@ export class SseStream {
     private readonly controller: AbortController,
     limits: StreamLimits = {},
   ) {
-    this.maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;
+    this.maxBytes = limits.maxBytes ?? 16 * 1024 * 1024;
     this.reader = body?.getReader();
     if (!this.reader) this.done = true;
     this.parser = createParser({

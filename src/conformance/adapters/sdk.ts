@@ -26,7 +26,8 @@ export type StoreKind = 'example' | 'ring' | 'continuity';
 /** Ids of the ring store: `<stream>_<global seq>`. */
 export const RING_ID_PATTERN = /^(?<stream>.+)_(?<seq>\d+)$/;
 
-interface StoreSpec {
+/** How an SDK adapter gets its event store. */
+export interface StoreSpec {
   label: string;
   codec: IdCodec;
   evict: boolean;
@@ -203,8 +204,8 @@ function createV2Session(
 }
 
 /** The SDK 1.x server (`@modelcontextprotocol/sdk`) with the given store. */
-export function sdkV1Adapter(kind: StoreKind): SessionHost {
-  const spec = STORES[kind];
+export function sdkV1Adapter(kind: StoreKind | StoreSpec): SessionHost {
+  const spec = typeof kind === 'string' ? STORES[kind] : kind;
   return new SessionHost({
     name: `sdk ${packageVersion('@modelcontextprotocol/sdk')} + ${spec.label}`,
     versions: { '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk') },

@@ -1,0 +1,269 @@
+/**
+ * continuityGuard against scripted servers on loopback: each rule it applies, shown able to
+ * fail (a cursor-skipping mutant server is killed; a mutant machine lets it through), and its
+ * timers bounded.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { afterEach, describe, expect, test } from 'vitest';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
+import {
+  continuityGuard,
+  StreamResumptionError,
+  type ContinuityGuardOptions,
+} from '../../src/index.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+const servers: { server: Server; sockets: Set<Socket> }[] = [];
+
+async function serve(handler: Handler): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server = createServer(handler);
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  servers.push({ server, sockets });
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`;
+}
+
+afterEach(async () => {
+  for (const { server, sockets } of servers.splice(0)) {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
+const SSE = { 'content-type': 'text/event-stream' };
+const ev = (id: number | string, data = '{"jsonrpc":"2.0","method":"x"}') =>
+  `id: ${id}\ndata: ${data}\n\n`;
+const ack = (after: number, floor: number) =>
+  `data: {"jsonrpc":"2.0","method":"notifications/mcp-resumption/replay","params":{"stream":"s","after":${after},"floor":${floor},"head":${after}}}\n\n`;
+
+/** A server whose POST stream sends ids 1..3 then ends; GET answers with `resume`. */
+function scripted(resume: (cursor: string | undefined, res: ServerResponse) => void): Handler {
+  return (req, res) => {
+    if (req.method === 'POST') {
+      res.writeHead(200, SSE);
+      res.end(ev(1) + ev(2) + ev(3));
+      return;
+    }
+    resume(req.headers['last-event-id'] as string | undefined, res);
+  };
+}
+
+async function drain(res: Response): Promise<string> {
+  return await res.text();
+}
+
+/** POST (read the whole first stream), then GET with `cursor`, then read it. */
+async function resumeThrough(
+  url: string,
+  options: ContinuityGuardOptions,
+  cursor: string | null = '3',
+) {
+  const f = continuityGuard(fetch, { proofTimeoutMs: 300, ...options });
+  await drain(await f(url, { method: 'POST', body: '{}' }));
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (cursor !== null) headers['last-event-id'] = cursor;
+  const res = await f(url, { method: 'GET', headers });
+  return drain(res);
+}
+
+async function failure(p: Promise<unknown>): Promise<StreamResumptionError | null> {
+  try {
+    await p;
+    return null;
+  } catch (e) {
+    if (e instanceof StreamResumptionError) return e;
+    if (e instanceof Error && e.cause instanceof StreamResumptionError) return e.cause;
+    throw e;
+  }
+}
+
+describe('the rules, each able to fail', () => {
+  test('kill: a cursor-skipping server (replays from cursor+2) is refused with skip', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end(ev(5) + ev(6))));
+    const e = await failure(resumeThrough(url, {}));
+    expect(e?.code).toBe('skip');
+    expect(e?.outcome).toBe('resumption-failed');
+  });
+
+  test('the faithful server (replays from cursor+1) passes, bytes intact', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end(ev(4) + ev(5))));
+    const body = await resumeThrough(url, {});
+    expect(body).toContain('id: 4');
+    expect(body).toContain('id: 5');
+  });
+
+  test('kill needs the guard: observing only, the skip goes through (and is reported)', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end(ev(5))));
+    const seen: string[] = [];
+    const body = await resumeThrough(url, { enforce: false, onFailure: (e) => seen.push(e.code) });
+    expect(body).toContain('id: 5');
+    expect(seen).toEqual(['skip']);
+  });
+
+  test('kill needs the machine: with the accept-any-200 mutant machine the skip goes through', async () => {
+    const mutant = MACHINE_MUTANTS.find((m) => m.name === 'accept-any-200');
+    expect(mutant).toBeDefined();
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end(ev(5))));
+    const body = await resumeThrough(url, { machine: mutant!.machine });
+    expect(body).toContain('id: 5');
+  });
+
+  test('a rewind (cursor replayed again) is refused', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end(ev(3) + ev(4))));
+    expect((await failure(resumeThrough(url, {})))?.code).toBe('rewind');
+  });
+
+  test('an event of another stream is refused (cross-stream)', async () => {
+    const url = await serve((req, res) => {
+      res.writeHead(200, SSE);
+      if (req.method === 'POST') res.end(ev('ab-s1-1') + ev('ab-s1-2'));
+      else res.end(ev('ab-s2-3'));
+    });
+    expect((await failure(resumeThrough(url, {}, 'ab-s1-2')))?.code).toBe('cross-stream');
+  });
+
+  test('a 200 with nothing is unproven: refused within the proof bound', async () => {
+    const url = await serve(
+      scripted((_c, res) => res.writeHead(200, SSE).write(': keepalive\n\n')),
+    );
+    const t0 = Date.now();
+    expect((await failure(resumeThrough(url, { proofTimeoutMs: 200 })))?.code).toBe('unproven');
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  test('an acknowledgment whose floor covers the cursor is delayed: no false alarm, then resumed', async () => {
+    const url = await serve(
+      scripted((_c, res) => {
+        res.writeHead(200, SSE).write(ack(3, 1));
+        setTimeout(() => res.end(ev(4)), 400); // longer than the proof bound
+      }),
+    );
+    const decisions: string[] = [];
+    const body = await resumeThrough(url, {
+      proofTimeoutMs: 150,
+      onDecision: (d) => decisions.push(d.outcome),
+    });
+    expect(body).toContain('id: 4');
+    expect(decisions).toEqual(['delayed']);
+  });
+
+  test('an acknowledgment whose floor is above cursor+1 is refused (cursor below floor)', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end(ack(3, 9) + ev(9))));
+    expect((await failure(resumeThrough(url, {})))?.code).toBe('cursor-below-floor');
+  });
+
+  test('404 is session-lost: the fetch itself rejects', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(404).end()));
+    const e = await failure(resumeThrough(url, {}));
+    expect(e?.outcome).toBe('session-lost');
+  });
+
+  test('a reconnect that drops the cursor is refused (cursor-dropped)', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end(ev(4))));
+    expect((await failure(resumeThrough(url, {}, null)))?.code).toBe('cursor-dropped');
+  });
+
+  test('a gap inside an accepted first stream is refused (break)', async () => {
+    const url = await serve((_req, res) => res.writeHead(200, SSE).end(ev(1) + ev(2) + ev(4)));
+    const f = continuityGuard(fetch);
+    expect((await failure(drain(await f(url, { method: 'POST', body: '{}' }))))?.code).toBe(
+      'break',
+    );
+  });
+});
+
+describe('timers and hostile servers stay bounded', () => {
+  test('idle timer: silence on the wire errors the stream after idleTimeoutMs', async () => {
+    const url = await serve((_req, res) => res.writeHead(200, SSE).write(ev(1)));
+    const f = continuityGuard(fetch, { idleTimeoutMs: 200 });
+    const t0 = Date.now();
+    await expect(drain(await f(url, { method: 'POST', body: '{}' }))).rejects.toThrow(/idle/);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  test('idle timer: a reader that stops (backpressure) for 3× the timeout is not idle', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, SSE);
+      let i = 1;
+      const pad = 'x'.repeat(32 * 1024);
+      const more = () => {
+        while (i <= 200) {
+          if (!res.write(ev(i++, `{"pad":"${pad}"}`))) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    const f = continuityGuard(fetch, { idleTimeoutMs: 150 });
+    const reader = (await f(url, { method: 'POST', body: '{}' })).body!.getReader();
+    await reader.read();
+    await new Promise((r) => setTimeout(r, 450)); // the application is busy; nothing is read
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+    }
+    expect(bytes).toBeGreaterThan(6_000_000);
+  });
+
+  test('an endless stream flows through in constant memory; the reader decides when to stop', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, SSE);
+      let i = 1;
+      const chunk = 'x'.repeat(16 * 1024);
+      const more = () => {
+        while (!res.destroyed) {
+          if (!res.write(ev(i++, `"${chunk}"`))) return void res.once('drain', more);
+        }
+      };
+      more();
+    });
+    const f = continuityGuard(fetch);
+    const reader = (await f(url, { method: 'POST', body: '{}' })).body!.getReader();
+    const heap0 = process.memoryUsage().heapUsed;
+    let bytes = 0;
+    let peak = 0;
+    const t0 = Date.now();
+    while (bytes < 40_000_000) {
+      const { value } = await reader.read();
+      bytes += value!.byteLength;
+      peak = Math.max(peak, process.memoryUsage().heapUsed - heap0);
+    }
+    await reader.cancel();
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    expect(peak).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  test('a 10 MB event is refused at maxEventBytes, in bounded time and memory', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, SSE);
+      res.end(`id: 1\ndata: "${'x'.repeat(10 * 1024 * 1024)}"\n\n`);
+    });
+    const f = continuityGuard(fetch, { maxEventBytes: 1024 * 1024 });
+    const t0 = Date.now();
+    await expect(drain(await f(url, { method: 'POST', body: '{}' }))).rejects.toThrow(
+      /larger than/,
+    );
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  test('a server that accepts and never answers: the reconnect fails (no-response) in bound', async () => {
+    let posts = 0;
+    const url = await serve((req, res) => {
+      if (req.method === 'POST' && posts++ === 0) return void res.writeHead(200, SSE).end(ev(1));
+      // never answers
+    });
+    const f = continuityGuard(fetch, { responseTimeoutMs: 300 });
+    await drain(await f(url, { method: 'POST', body: '{}' }));
+    const t0 = Date.now();
+    const e = await failure(f(url, { method: 'GET', headers: { 'last-event-id': '1' } }));
+    expect(e?.code).toBe('no-response');
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+});
