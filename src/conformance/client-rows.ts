@@ -17,7 +17,13 @@ import { RING_ID_PATTERN, sdkV1Adapter } from './adapters/sdk.js';
 import { continuityGuard, idReaderFromPattern, type IdReader } from './continuity-guard.js';
 import { CONTINUITY_ID_PATTERN } from './continuity-store.js';
 import { checkTrace } from '../trace/check.js';
-import type { ImplementationEntry, JudgedCell, MatrixOptions, OracleView } from './matrix.js';
+import {
+  bounded,
+  type ImplementationEntry,
+  type JudgedCell,
+  type MatrixOptions,
+  type OracleView,
+} from './matrix.js';
 import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
 import { HoldControl } from './tool.js';
 import { describe as describeTruth, groundTruth, owed } from './truth.js';
@@ -414,8 +420,8 @@ export async function runClientCell(
     control.releaseAll();
     abort.abort();
     await callDone.catch(() => {});
-    await client?.close().catch(() => {});
-    await adapter.stop().catch(() => {});
+    if (client) await bounded(client.close(), 5000);
+    await bounded(adapter.stop(), 5000);
   }
   // The call's story: the streams that were resumed (else the longest one).
   const all = [...tracks.values()];

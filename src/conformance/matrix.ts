@@ -106,6 +106,19 @@ export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCo
   return view;
 }
 
+/** Waits for `p` at most `ms`; a stop that never returns must not hang the run. */
+export async function bounded(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    p.catch(() => {}),
+    new Promise<void>((r) => {
+      timer = setTimeout(r, ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 /** Runs one scenario against a fresh instance of one implementation. */
 export async function runCell(
   entry: ImplementationEntry,
@@ -180,7 +193,7 @@ export async function runCell(
     clearTimeout(timer);
     control.releaseAll();
     for (const s of ctx.streams) s.abort();
-    await adapter.stop().catch(() => {});
+    await bounded(adapter.stop(), 5000);
   }
   if (cell.trace.length > 0) {
     try {

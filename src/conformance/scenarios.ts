@@ -96,6 +96,9 @@ async function openCall(
  */
 const SETTLE_MS = 50;
 
+/** Back-off before the one retry of a resume answered 409 (the SDK client's first delay is 1 s). */
+const CONFLICT_RETRY_MS = 150;
+
 /** Client-side disconnect: the trace records it, the connection is cut, the server notices. */
 async function disconnect(follower: CallFollower, stream: SseStream): Promise<void> {
   stream.abort();
@@ -118,7 +121,15 @@ async function resume(
 ): Promise<{ rec: ReconnectObservationRecord; stream?: SseStream }> {
   const trace = follower.trace;
   trace.write({ type: 'reconnect', ...trace.cursorFields(cursor) });
-  const answer = await client.get(cursor, sessionId ?? client.sessionId);
+  let answer = await client.get(cursor, sessionId ?? client.sessionId);
+  if (answer.kind === 'json' && answer.status === 409) {
+    // The server still holds the old connection (it has not noticed the cut yet). A client
+    // backs off and tries again, as the SDK's does; a second 409 stands (stale-connection).
+    trace.write({ type: 'response', status: 409 });
+    await new Promise((r) => setTimeout(r, CONFLICT_RETRY_MS));
+    trace.write({ type: 'reconnect', ...trace.cursorFields(cursor) });
+    answer = await client.get(cursor, sessionId ?? client.sessionId);
+  }
   const delivered: Delivered[] = [];
   if (answer.kind === 'timeout' || answer.kind === 'error') {
     trace.write({ type: 'disconnect' });
