@@ -27,7 +27,7 @@ stderr. Exit status: 0 all claims held, 1 a claim broke (its counterexample is p
 options.
 
 Options:
-  --seconds N        time budget in seconds (default ${DEFAULT_SECONDS}; 70% worlds, 30% mutants)
+  --seconds N        time budget in seconds (default ${DEFAULT_SECONDS}; 85% worlds, the rest mutants)
   --runs N           explore N worlds instead of a time budget
   --seed N           fast-check seed (default: fresh; always printed)
   --config K=V,...   a fixed world configuration over the defaults, e.g.

@@ -78,7 +78,8 @@ export function explore(options: ExploreOptions): ExploreReport {
   const { subject, claims } = subjectFor(options.mutant, options.kind);
   const ignore = ignoredBy(options.kind);
   const replaying = options.path !== undefined;
-  const mainMs = Math.max(200, options.seconds * 1000 * (options.killRuns > 0 ? 0.7 : 1));
+  const mainMs = Math.max(200, options.seconds * 1000 * (options.killRuns > 0 ? 0.85 : 1));
+  let lastProgress = t0;
   const prop = worldProperty({
     kind: options.kind,
     claims,
@@ -89,7 +90,10 @@ export function explore(options: ExploreOptions): ExploreReport {
     ...(options.config ? { config: options.config } : {}),
     ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
     onProgress: (s) => {
-      const secs = (performance.now() - t0) / 1000;
+      const now = performance.now();
+      if (now - lastProgress < 1_000) return;
+      lastProgress = now;
+      const secs = (now - t0) / 1000;
       options.progress?.(
         `explore: ${s.runs} interleavings, ${s.steps} steps, ${secs.toFixed(1)} s of ${options.seconds} s`,
       );
