@@ -29,6 +29,7 @@ export interface Claim {
   name: ClaimName;
   /** The claim in one sentence. */
   text: string;
+  /** The claim's verdict about a finished world. */
   check(w: World, options?: ClaimOptions): ClaimVerdict;
 }
 

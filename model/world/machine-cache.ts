@@ -12,6 +12,7 @@ import { firedTransition } from '../transitions.js';
 export interface StepCache {
   machine: ClientMachine;
   initial: ClientSnapshot;
+  /** The snapshot after `observation` (the machine's `transition()`, memoized). */
   step(snapshot: ClientSnapshot, observation: Observation): ClientSnapshot;
   /** The id of the transition `observation` takes from `snapshot` (see `firedTransition`). */
   fired(snapshot: ClientSnapshot, observation: Observation): string | null;
