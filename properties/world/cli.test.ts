@@ -1,0 +1,57 @@
+/** `mcp-resumption explore` and `mutants` through the CLI entry: report sections and exit codes. */
+import { describe, expect, test } from 'vitest';
+import { main } from '../../src/cli.js';
+
+async function run(argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+describe('explore and mutants commands', () => {
+  test('explore is the default command and prints the whole report', async () => {
+    const r = await run(['--runs', '300', '--seed', '7', '--mutant-runs', '200']);
+    expect(r.code).toBe(0);
+    for (const s of [
+      'mcp-resumption explore: seed 7',
+      'interleavings explored: 300',
+      'steps (commands):',
+      'NoUnprovenAcceptance   held',
+      'NoFalseAlarm',
+      'machine states visited:',
+      'machine transitions taken:',
+      '| mutant',
+      'rerun: mcp-resumption explore --seed 7 --runs 300',
+    ])
+      expect(r.out).toContain(s);
+  });
+
+  test('a broken claim exits 1 with its counterexample and replay command', async () => {
+    const r = await run(['explore', '--runs', '2000', '--seed', '3', '--mutant', 'head']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/claim broken: (NoFalseAlarm|Delivery): /);
+    expect(r.out).toMatch(/replay: mcp-resumption explore --seed 3 --path [\d:]+ /);
+  });
+
+  test.each([
+    [['explore', '--seconds', 'x']],
+    [['explore', '--runs', '0']],
+    [['explore', '--config', 'Q=1']],
+    [['explore', '--kind', 'nope']],
+    [['explore', '--mutant', 'nope']],
+    [['explore', '--bogus']],
+    [['mutants', '--runs', '-1']],
+  ])('bad options %j: one line on stderr, exit 2', async (argv) => {
+    const r = await run(argv);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('mutants prints the kill table and each kill with its replay command', async () => {
+    const r = await run(['mutants', '--only', 'head,idle-on-app-thread', '--runs', '500']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/\| head +\| server \| NoFalseAlarm +\|/);
+    expect(r.out).toContain('replay: `mcp-resumption explore --seed 1 --path');
+  });
+});
