@@ -48,6 +48,22 @@ describe('explore and mutants commands', () => {
     expect(r.err.trim().split('\n')).toHaveLength(1);
   });
 
+  test("--scenario tells the seed's incident: the naive client breaks, the model escalates", async () => {
+    const naive = await run([
+      'explore',
+      '--scenario',
+      'seven-minute-stall',
+      '--mutant',
+      'trusts-any-200',
+    ]);
+    expect(naive.code).toBe(1);
+    expect(naive.out).toMatch(/NoUnprovenAcceptance +BROKEN +delivered event 130 right after 41/);
+    const model = await run(['explore', '--scenario', 'seven-minute-stall']);
+    expect(model.code).toBe(0);
+    expect(model.out).toMatch(/answers 200 \(holds 67\.\.130\), replays 130/);
+    expect(model.out).toMatch(/machine <- EVENT 130 stream=tool +resumptionFailed/);
+  });
+
   test('mutants prints the kill table and each kill with its replay command', async () => {
     const r = await run(['mutants', '--only', 'head,idle-on-app-thread', '--runs', '500']);
     expect(r.code).toBe(0);
