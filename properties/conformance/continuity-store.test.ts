@@ -15,7 +15,7 @@ import {
 } from '../../src/index.js';
 import { sdkV1Adapter } from '../../src/conformance/adapters/sdk.js';
 import { runCell } from '../../src/conformance/matrix.js';
-import { resumeAfterEviction } from '../../src/conformance/scenarios.js';
+import { resumeAfterEviction, staleConnection } from '../../src/conformance/scenarios.js';
 import { patternCodec } from '../../src/conformance/types.js';
 
 const msg = (i: number): StoredMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });
@@ -142,4 +142,26 @@ test('kill: a ContinuityEventStore that answers an evicted cursor like the SDK e
   const mutant = await runCell({ name: 'mutant', make: () => make(true) }, resumeAfterEviction);
   expect(original.verdict).toBe('rejected');
   expect(mutant.verdict).toBe('silent loss');
+});
+
+/**
+ * What docs/conformance.md says of `precheck`, measured on the real SDK 1.x transport: the
+ * refusal becomes a 400, and a resume racing a still-open old connection becomes a 409.
+ */
+test('precheck: the SDK answers 400 for an evicted cursor, and 409 while the old connection is open', async () => {
+  const spec = {
+    label: 'ContinuityEventStore (precheck)',
+    codec: patternCodec(CONTINUITY_ID_PATTERN),
+    evict: true,
+    scope: 'one store per session',
+    make: (o: { retention: number }) =>
+      new ContinuityEventStore({ capacity: o.retention, precheck: true }),
+  };
+  const entry = { name: 'precheck', make: () => sdkV1Adapter(spec) };
+  const evicted = await runCell(entry, resumeAfterEviction);
+  expect(evicted.verdict).toBe('rejected');
+  expect(evicted.observed).toBe('400');
+  const stale = await runCell(entry, staleConnection);
+  expect(stale.verdict).toBe('rejected');
+  expect(stale.observed).toBe('409');
 });
