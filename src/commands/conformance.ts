@@ -67,7 +67,15 @@ loss, leak or hang; 2 on bad input.`,
         : (c) => io.err(`  ${c.implementation} × ${c.scenario}: ${c.verdict}\n`),
     });
     if (file !== undefined && doc !== undefined) {
-      await writeFile(file, harness.replaceDocBlock(doc, harness.renderMarkdown(report)));
+      let text = harness.replaceDocBlock(doc, harness.renderMarkdown(report));
+      // Format as the repository's Prettier would, when it is installed, so the page stays
+      // lint-clean after regeneration.
+      const prettier = await import('prettier').catch(() => null);
+      if (prettier) {
+        const config = (await prettier.resolveConfig(file)) ?? {};
+        text = await prettier.format(text, { ...config, filepath: file });
+      }
+      await writeFile(file, text);
       io.out(`conformance report written to ${file}\n`);
     } else if (values.json) {
       io.out(JSON.stringify(report) + '\n');
