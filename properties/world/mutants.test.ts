@@ -3,7 +3,9 @@
  * number of runs.
  */
 import { describe, expect, test } from 'vitest';
-import { killMutant, mutantEntries } from '../../model/mutants/kill-table.js';
+import { CLAIMS, claimNamed } from '../../model/claims/index.js';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
+import { killMutant, mutantEntries, type MutantEntry } from '../../model/mutants/kill-table.js';
 import { runs, SEED } from './helpers.js';
 
 /** Runs per probe a kill must happen within. */
@@ -36,6 +38,45 @@ describe('mutant zoo', () => {
       expect(row.claim, `${entry.name} survived ${row.runs} runs`).not.toBeNull();
       expect(EXPECTED[entry.name]).toContain(row.claim);
       expect(row.runs).toBeLessThanOrEqual(BOUND * entry.probes.length);
+    });
+  }
+});
+
+describe('controls: the same search does not kill the model or the honest servers', () => {
+  const trusting = MACHINE_MUTANTS.find((m) => m.name === 'accept-any-200')!.machine;
+  const controls: MutantEntry[] = [
+    {
+      name: "the model's client",
+      side: 'client',
+      description: 'no mutation',
+      probes: [{ kind: 'mixed', claims: CLAIMS, subject: {} }],
+    },
+    ...(['honest', 'honest-reject'] as const).map((policy): MutantEntry => ({
+      name: `${policy} server`,
+      side: 'server',
+      description: 'no mutation',
+      probes: [
+        {
+          kind: 'valid',
+          claims: [claimNamed('NoFalseAlarm'), claimNamed('Delivery')],
+          subject: { policy },
+        },
+        ...(policy === 'honest-reject'
+          ? [
+              {
+                kind: 'promise' as const,
+                claims: [claimNamed('NoUnprovenAcceptance'), claimNamed('NoSilentPartialResult')],
+                subject: { policy, machine: trusting },
+              },
+            ]
+          : []),
+      ],
+    })),
+  ];
+  for (const entry of controls) {
+    test(`${entry.name} survives`, () => {
+      const row = killMutant(entry, runs(1_000), SEED);
+      expect(row.claim, `${entry.name} was killed: ${row.why}`).toBeNull();
     });
   }
 });
