@@ -18,7 +18,13 @@ import { idReaderFromPattern } from '../../src/conformance/continuity-guard.js';
 import { CallFollower, RecordingClient, TraceRecorder } from '../../src/conformance/recorder.js';
 import { DOC_BEGIN, DOC_END } from '../../src/conformance/report.js';
 import { request } from '../../src/conformance/sse-client.js';
-import { OPAQUE_IDS, patternCodec } from '../../src/conformance/types.js';
+import { groundTruth, owed, verdictOf } from '../../src/conformance/truth.js';
+import {
+  OPAQUE_IDS,
+  patternCodec,
+  type Delivered,
+  type ReconnectObservationRecord,
+} from '../../src/conformance/types.js';
 import {
   CONTINUITY_ID_PATTERN,
   ContinuityEventStore,
@@ -192,4 +198,45 @@ describe('mcp-resumption conformance', () => {
     expect(doc).not.toContain('old');
     expect(doc).toContain('after');
   });
+});
+
+describe('ground truth and verdicts, each able to fail', () => {
+  const rec = (status: number | null, delivered: Delivered[]): ReconnectObservationRecord => ({
+    cursor: 'c',
+    status,
+    ending: 'complete',
+    delivered,
+  });
+  const d = (index: number | 'result', tag = 'A'): Delivered => ({ tag, index });
+  const owedA = owed('A', 3, 5); // A#4, A#5, A:result
+
+  test.each([
+    ['everything, in order', rec(200, [d(4), d(5), d('result')]), 'honored'],
+    ['one lost', rec(200, [d(4), d('result')]), 'silent loss'],
+    ['one twice', rec(200, [d(4), d(4), d(5), d('result')]), 'silent loss'],
+    ['the cursor replayed again', rec(200, [d(3), d(4), d(5), d('result')]), 'silent loss'],
+    ['out of order', rec(200, [d(5), d(4), d('result')]), 'silent loss'],
+    ["another call's message", rec(200, [d(4), d(5), d(1, 'B'), d('result')]), 'leak'],
+    ['a refusal', rec(400, []), 'rejected'],
+    ['no answer', rec(null, []), 'hang'],
+  ] as const)('%s → %s', (_w, r, want) => {
+    expect(verdictOf(r, groundTruth(owedA, r.delivered, new Set(['A'])))).toBe(want);
+  });
+});
+
+test('kill: a naive idle timer (wall clock) mistakes the busy application for silence', async () => {
+  const stall = CLIENT_SCENARIOS.find((s) => s.name === 'reader-stall')!;
+  const entry = (idleClock: 'network' | 'wall') => ({
+    name: `guard (${idleClock})`,
+    client: 'v1' as const,
+    make: () => sdkV1Adapter('continuity'),
+    guard: true,
+    pattern: CONTINUITY_ID_PATTERN,
+    readId: idReaderFromPattern(CONTINUITY_ID_PATTERN),
+    guardOptions: { idleClock },
+  });
+  const network = await runClientCell(entry('network'), stall);
+  const wall = await runClientCell(entry('wall'), stall);
+  expect(network.observed).toContain('resumes: 0');
+  expect(wall.observed).not.toContain('resumes: 0');
 });

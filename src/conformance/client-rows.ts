@@ -14,7 +14,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { StreamResumptionError } from '../reference.js';
 import { RING_ID_PATTERN, sdkV1Adapter } from './adapters/sdk.js';
-import { continuityGuard, idReaderFromPattern, type IdReader } from './continuity-guard.js';
+import {
+  continuityGuard,
+  idReaderFromPattern,
+  type ContinuityGuardOptions,
+  type IdReader,
+} from './continuity-guard.js';
 import { CONTINUITY_ID_PATTERN } from './continuity-store.js';
 import { checkTrace } from '../trace/check.js';
 import {
@@ -43,6 +48,8 @@ export interface ClientEntry extends ImplementationEntry {
   pattern: RegExp;
   /** How the guard reads the server's ids. */
   readId: IdReader;
+  /** Extra guard options (tests use them to run mutants of the guard). */
+  guardOptions?: Partial<ContinuityGuardOptions>;
 }
 
 /** A GET the client made, as the network saw it. */
@@ -181,8 +188,9 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
   {
     name: 'reader-stall',
     async run(ctx) {
-      // The application blocks its event loop at message 1 for five keepalive intervals (the
-      // seed's saturated client): the guard's idle timer must not mistake it for silence.
+      // Soon after message 1 the application blocks its event loop for five keepalive
+      // intervals (the seed's saturated client) while the stream waits for the network: the
+      // guard's idle timer must not mistake it for silence.
       ctx.call({ tag: 'A', n: 24, pad: 16 * 1024, pauseMs: 600 });
       return { n: 24, after: 0 };
     },
@@ -326,6 +334,7 @@ export async function runClientCell(
         failures.push(e);
         if (entry.guard) abort.abort(e);
       },
+      ...entry.guardOptions,
       trace: (line, stream) => {
         const lines = tracks.get(stream) ?? [];
         lines.push(JSON.stringify(line));
@@ -364,8 +373,10 @@ export async function runClientCell(
               if (!parsed) return;
               progress.push({ tag: parsed.tag, index: parsed.index });
               if (scenario.name === 'reader-stall' && parsed.index === 1 && !stallDone) {
+                // Unrelated work saturates the event loop while the stream waits for the
+                // network (the seed: a concurrent large-context model call).
                 stallDone = true;
-                busyWait(keepAliveMs * 5);
+                setTimeout(() => busyWait(keepAliveMs * 5), keepAliveMs / 2);
               }
               progressWaiters.get(parsed.index)?.();
             },

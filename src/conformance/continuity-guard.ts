@@ -60,6 +60,12 @@ export interface ContinuityGuardOptions {
    */
   idleTimeoutMs?: number;
   /**
+   * `'network'` (default): the idle timer restarts when it fires late because the event loop
+   * was blocked, since the bytes may be waiting unread. `'wall'`: a naive timer that fires
+   * anyway, mistaking application work for silence (kept to show the difference in tests).
+   */
+  idleClock?: 'network' | 'wall';
+  /**
    * How long (ms) a 200 reconnect may stay unproven (no acknowledgment with a floor, no event)
    * before it is resumption-failed. Default 10000.
    */
@@ -157,6 +163,7 @@ export function continuityGuard(
   const idleTimeoutMs = options.idleTimeoutMs ?? 0;
   const maxEventBytes = options.maxEventBytes ?? 8 * 1024 * 1024;
   const responseTimeoutMs = options.responseTimeoutMs ?? 10_000;
+  const idleClock = options.idleClock ?? 'network';
   const t0 = Date.now();
   const trace = (track: Track, line: Record<string, unknown>) =>
     options.trace?.({ ...line, t: Date.now() - t0 }, track.id);
@@ -389,7 +396,8 @@ export function continuityGuard(
                         const armedAt = Date.now();
                         idle = setTimeout(() => {
                           const late = Date.now() - armedAt - idleTimeoutMs;
-                          if (late > Math.max(20, idleTimeoutMs / 4)) setImmediate(arm);
+                          const busy = late > Math.max(20, idleTimeoutMs / 4);
+                          if (busy && idleClock === 'network') setImmediate(arm);
                           else r('idle');
                         }, idleTimeoutMs);
                       };
