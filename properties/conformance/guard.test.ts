@@ -168,6 +168,21 @@ describe('the rules, each able to fail', () => {
     expect((await failure(resumeThrough(url, {}, null)))?.code).toBe('cursor-dropped');
   });
 
+  test('opaque ids: the first stream passes untouched; a resume from such a cursor is refused', async () => {
+    const url = await serve((req, res) => {
+      res.writeHead(200, SSE);
+      if (req.method === 'POST') res.end(ev('s_1733_aa') + ev('s_1733_bb'));
+      else res.end(ev('s_1734_cc'));
+    });
+    const f = continuityGuard(fetch);
+    const first = await drain(await f(url, { method: 'POST', body: '{}' }));
+    expect(first).toContain('id: s_1733_bb');
+    const e = await failure(
+      f(url, { method: 'GET', headers: { 'last-event-id': 's_1733_bb' } }).then(drain),
+    );
+    expect(e?.code).toBe('unproven');
+  });
+
   test('a gap inside an accepted first stream is refused (break)', async () => {
     const url = await serve((_req, res) => res.writeHead(200, SSE).end(ev(1) + ev(2) + ev(4)));
     const f = continuityGuard(fetch);

@@ -266,7 +266,8 @@ export function continuityGuard(
           if (!ev.id) {
             try {
               const msg: unknown = JSON.parse(ev.data);
-              if (isReplayAck(msg)) floor = msg.params.floor;
+              const f = isReplayAck(msg) ? msg.params.floor : undefined;
+              if (typeof f === 'number' && Number.isSafeInteger(f)) floor = f;
             } catch {
               // not an acknowledgment
             }
@@ -283,12 +284,22 @@ export function continuityGuard(
         }
         const read = readId(ev.id);
         if (read === null) {
-          return fail(
-            new StreamResumptionError(
-              `event id ${JSON.stringify(ev.id)} carries no readable sequence: continuity cannot be proven`,
-              'unproven',
-            ),
-          );
+          if (track.reconnected && enforce) {
+            return fail(
+              new StreamResumptionError(
+                `event id ${JSON.stringify(ev.id)} carries no readable sequence: continuity cannot be proven`,
+                'unproven',
+              ),
+            );
+          }
+          // A first stream with opaque ids: nothing to check yet (it proves nothing, like a
+          // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
+          trace(track, { type: 'keepalive', opaqueId: ev.id });
+          const e = observe(track, { type: 'KEEPALIVE' });
+          if (e) return fail(e);
+          remember(ev.id);
+          if (isResponseMessage(ev.data)) track.completed = true;
+          return forward(serialize(ev));
         }
         trace(track, {
           type: 'event',
@@ -302,15 +313,20 @@ export function continuityGuard(
         });
         if (e) return fail(e);
         clearTimeout(proofTimer);
-        if (track.lastId !== null && byLastId.get(track.lastId) === track) {
-          byLastId.delete(track.lastId);
-        }
-        track.lastId = ev.id;
-        byLastId.set(ev.id, track);
+        remember(ev.id);
         if (isResponseMessage(ev.data)) track.completed = true;
         forward(serialize(ev));
       },
     });
+
+    /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
+    function remember(id: string): void {
+      if (track.lastId !== null && byLastId.get(track.lastId) === track) {
+        byLastId.delete(track.lastId);
+      }
+      track.lastId = id;
+      byLastId.set(id, track);
+    }
 
     /** Feeds the held answer (with the acknowledgment's floor, if any) to the machine. */
     const flush = (floor?: number): StreamResumptionError | null => {
@@ -329,6 +345,7 @@ export function continuityGuard(
         // The trace has no proof-timer line: the stream is given up (a disconnect).
         trace(track, { type: 'disconnect' });
         isEnded = true;
+        owesReconnect();
         controllerRef?.error(e);
         reader.cancel().catch(() => {});
       }, proofTimeoutMs);
@@ -353,14 +370,19 @@ export function continuityGuard(
         const e = observe(track, { type: how });
         if (e) fail(e);
       }
+      owesReconnect();
+    };
+
+    /** An interrupted stream owes one reconnect: with its cursor if it holds one. */
+    function owesReconnect(): void {
       if (!track.completed) {
         track.interrupted = true;
-        if (track.snapshot.context.cursor !== null) waitingWithCursor.push(track);
+        if (track.lastId !== null) waitingWithCursor.push(track);
         else waitingPlain += 1;
       } else if (track.plain) {
         waitingPlain += 1;
       }
-    };
+    }
 
     return new ReadableStream<Uint8Array>(
       {
