@@ -16,8 +16,11 @@ export type StoredMessage = Record<string, unknown>;
  * does not depend on either package at run time.
  */
 export interface EventStoreLike {
+  /** Stores a message sent on `streamId`; resolves to its event id (the SSE `id`). */
   storeEvent(streamId: string, message: StoredMessage): Promise<string>;
+  /** The stream an id belongs to; `undefined` makes the SDK answer 400. Optional. */
   getStreamIdForEventId?(eventId: string): Promise<string | undefined>;
+  /** Sends every event after `lastEventId` through `send`; resolves to the stream id. */
   replayEventsAfter(
     lastEventId: string,
     handlers: { send: (eventId: string, message: StoredMessage) => Promise<void> },
