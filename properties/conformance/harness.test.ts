@@ -171,11 +171,14 @@ describe('mcp-resumption conformance', () => {
     expect(out.join('')).toMatch(/silent loss[\s\S]*--only[\s\S]*--write/);
   });
 
-  test('a bad option is one line and exit status 2', async () => {
-    const { err, sink } = io();
-    expect(await main(['conformance', '--bogus'], sink)).toBe(2);
-    expect(err.join('').trim().split('\n')).toHaveLength(1);
-  });
+  test.each([[['--bogus']], [['--only', 'no-such-scenario']]])(
+    'bad input %j is one line and exit status 2',
+    async (args) => {
+      const { err, sink } = io();
+      expect(await main(['conformance', ...args], sink)).toBe(2);
+      expect(err.join('').trim().split('\n')).toHaveLength(1);
+    },
+  );
 
   test('--only one scenario on one row: the matrix, then --json, then --write', async () => {
     const args = ['conformance', '--only', 'within-window,sdk-v1+continuity'];

@@ -57,6 +57,12 @@ loss, leak or hang; 2 on bad input.`,
         `conformance: the packages under test are not installed (${(e as Error).message.split('\n')[0]})`,
       );
     });
+    const unknown = only ? harness.unknownNames(only) : [];
+    if (unknown.length > 0) {
+      throw new UsageError(
+        `conformance: unknown scenario or implementation ${JSON.stringify(unknown[0])} (see conformance --help)`,
+      );
+    }
     if (doc !== undefined && !doc.includes(harness.DOC_BEGIN)) {
       throw new UsageError(`conformance: ${file} has no ${harness.DOC_BEGIN} marker`);
     }

@@ -40,6 +40,13 @@ export function isReferenceRow(name: string): boolean {
 
 const BAD: readonly CellVerdict[] = ['silent loss', 'leak', 'hang'];
 
+/** The names `--only` accepts: scenarios, and implementation rows (or their prefixes). */
+export function unknownNames(only: readonly string[]): string[] {
+  const scenarios = SCENARIOS.map((s) => s.name);
+  const rows = [...SERVER_IMPLEMENTATIONS, ...CLIENT_IMPLEMENTATIONS].map((r) => r.name);
+  return only.filter((n) => !scenarios.includes(n) && !rows.some((r) => r.startsWith(n)));
+}
+
 /** Runs everything (or what `only` names). */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceReport> {
   const settings = {
