@@ -2,15 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { clientMachine } from '../../model/client-machine.js';
-import { main } from '../../src/cli.js';
 import { DIAGRAM_BEGIN, DIAGRAM_END, diagramBlock } from '../../src/diagram.js';
-
-async function runCli(args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
+import { runCli } from '../support/cli.js';
 
 describe('docs/model.md', () => {
   it('holds the diagram generated from the machine (npm run docs:diagram)', async () => {

@@ -1,13 +1,6 @@
 /** `mcp-resumption explore` and `mutants` through the CLI entry: report sections and exit codes. */
 import { describe, expect, test } from 'vitest';
-import { main } from '../../src/cli.js';
-
-async function run(argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
-  return { code, out, err };
-}
+import { runCli as run } from '../support/cli.js';
 
 describe('explore and mutants commands', () => {
   test('explore is the default command and prints the whole report', async () => {
