@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { listenLoopback } from './listen.js';
 import type {
   AdapterCapabilities,
   IdCodec,
@@ -108,14 +109,9 @@ export class SessionHost implements ImplementationAdapter {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    const port = await listenLoopback(server);
     this.server = server;
-    const addr = server.address();
-    if (addr === null || typeof addr === 'string') throw new Error('no port');
-    return `http://127.0.0.1:${addr.port}/mcp`;
+    return `http://127.0.0.1:${port}/mcp`;
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {

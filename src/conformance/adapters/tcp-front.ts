@@ -4,6 +4,7 @@
  * network fault) or keep its port while the backend behind it restarts.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { listenLoopback } from './listen.js';
 
 /** A loopback TCP forwarder with a kill switch. */
 export class TcpFront {
@@ -29,14 +30,9 @@ export class TcpFront {
       client.pipe(upstream);
       upstream.pipe(client);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
+    const port = await listenLoopback(server);
     this.server = server;
-    const addr = server.address();
-    if (addr === null || typeof addr === 'string') throw new Error('no port');
-    return addr.port;
+    return port;
   }
 
   /** Cuts every open connection. */
@@ -57,12 +53,7 @@ export class TcpFront {
 /** A free loopback port (listen on 0, read it, close). */
 export async function freePort(): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const addr = server.address();
+  const port = await listenLoopback(server);
   await new Promise<void>((r) => server.close(() => r()));
-  if (addr === null || typeof addr === 'string') throw new Error('no port');
-  return addr.port;
+  return port;
 }
