@@ -5,6 +5,7 @@
  * fails with the path's description. A coverage test checks that the paths take every state
  * and every transition listed from the machine itself.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createTestModel } from 'xstate/graph';
 import { clientMachine } from '../../model/client-machine.js';
@@ -170,5 +171,33 @@ describe('coverage of the machine by the paths', () => {
   it('names only transitions that exist', () => {
     const all = new Set(listTransitions(clientMachine).map((t) => t.id));
     expect([...taken].filter((id) => !all.has(id))).toEqual([]);
+  });
+});
+
+/**
+ * The state-space manifest (the tlaplus/Examples habit): the size of the graph the walker sees.
+ * A change to the machine or to the path generator that alters the state space shows up as a
+ * diff of `state-space.manifest.json`; regenerate it with
+ * `MCPR_UPDATE_MANIFEST=1 npx vitest run properties/machine/paths.test.ts` and commit the diff.
+ */
+describe('state-space manifest', () => {
+  const manifestUrl = new URL('./state-space.manifest.json', import.meta.url);
+  const adjacency = model.getAdjacencyMap();
+  const measured = {
+    machineStates: listStates(clientMachine).length,
+    machineTransitions: listTransitions(clientMachine).length,
+    graphVertices: Object.keys(adjacency).length,
+    graphEdges: Object.values(adjacency).reduce((n, v) => n + Object.keys(v.transitions).length, 0),
+    shortestPaths: shortest.length,
+    tourPaths: tour.length,
+    oneReconnectSimplePaths: simple.length,
+  };
+
+  it('matches the committed manifest', () => {
+    if (process.env.MCPR_UPDATE_MANIFEST) {
+      writeFileSync(manifestUrl, JSON.stringify(measured, null, 2) + '\n');
+    }
+    const committed = JSON.parse(readFileSync(manifestUrl, 'utf8')) as typeof measured;
+    expect(measured).toEqual(committed);
   });
 });
