@@ -49,8 +49,9 @@ export function replayCommand(cx: ReplayRef): string {
   return parts.join(' ');
 }
 
+/** Pads a column; a text longer than its column still keeps one space before the next. */
 function pad(s: string, n: number): string {
-  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+  return s.length >= n ? s + ' ' : s + ' '.repeat(n - s.length);
 }
 
 const same = (a: TimelineEntry, b: TimelineEntry): boolean =>
