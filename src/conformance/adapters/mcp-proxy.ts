@@ -7,41 +7,11 @@
  * backend gets a free loopback port and a {@link TcpFront} before it gives the harness a stable
  * URL across restarts and a way to cut connections. Its keepalive interval is fixed (15 s).
  */
-import { McpServer } from '@modelcontextprotocol/server';
 import { startHTTPServer } from 'mcp-proxy';
-import { z } from 'zod';
-import { runCount, TOOL_NAME, type CountArgs, type ProgressParams } from '../tool.js';
 import { OPAQUE_IDS, type ImplementationAdapter, type StartOptions } from '../types.js';
 import { packageVersion } from '../versions.js';
 import { freePort, TcpFront } from './tcp-front.js';
-
-const countSchema = z.object({
-  tag: z.string(),
-  n: z.number().int().min(0),
-  holds: z.array(z.number().int()).optional(),
-  pad: z.number().int().min(0).optional(),
-  pauseMs: z.number().int().min(0).optional(),
-  gapMs: z.number().int().min(0).optional(),
-});
-
-function toolServer(options: StartOptions): McpServer {
-  const server = new McpServer({ name: 'conformance-mcp-proxy', version: '1.0.0' });
-  server.registerTool(
-    TOOL_NAME,
-    {
-      description: 'emits N numbered progress notifications, then its result',
-      inputSchema: countSchema,
-    },
-    async (args, ctx) =>
-      runCount(
-        args as CountArgs,
-        ctx.mcpReq._meta?.progressToken,
-        (params: ProgressParams) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
-        options.control,
-      ),
-  );
-  return server;
-}
+import { v2ToolServer } from './tool-servers.js';
 
 type Console = Pick<typeof console, 'log' | 'info' | 'warn' | 'error'>;
 
@@ -74,7 +44,7 @@ export function mcpProxyAdapter(): ImplementationAdapter {
     const o = options!;
     front.backendPort = await freePort();
     backend = await startHTTPServer({
-      createServer: async () => toolServer(o),
+      createServer: async () => v2ToolServer('conformance-mcp-proxy', '1.0.0', o.control),
       host: '127.0.0.1',
       port: front.backendPort,
       eventStoreMaxEvents: o.retention,

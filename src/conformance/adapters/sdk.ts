@@ -5,20 +5,15 @@
  * Node wrapper in that package), each with a choice of event store.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpServer as McpServerV1 } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport as NodeTransportV1 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryEventStore as SdkExampleStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
-import {
-  McpServer as McpServerV2,
-  WebStandardStreamableHTTPServerTransport as WebTransportV2,
-} from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import { WebStandardStreamableHTTPServerTransport as WebTransportV2 } from '@modelcontextprotocol/server';
 import { ContinuityEventStore, CONTINUITY_ID_PATTERN } from '../continuity-store.js';
 import { RingBufferEventStore, type EventStoreLike } from '../stores.js';
-import { runCount, TOOL_NAME, type CountArgs, type ProgressParams } from '../tool.js';
 import { OPAQUE_IDS, patternCodec, type IdCodec, type StartOptions } from '../types.js';
 import { packageVersion } from '../versions.js';
 import { SessionHost, type HostedSession, type ProcessState } from './host.js';
+import { v1ToolServer, v2ToolServer } from './tool-servers.js';
 
 /** Which event store an SDK adapter runs with. */
 export type StoreKind = 'example' | 'ring' | 'continuity';
@@ -69,36 +64,12 @@ const STORES: Record<StoreKind, StoreSpec> = {
   },
 };
 
-const countShape = {
-  tag: z.string(),
-  n: z.number().int().min(0),
-  holds: z.array(z.number().int()).optional(),
-  pad: z.number().int().min(0).optional(),
-  pauseMs: z.number().int().min(0).optional(),
-  gapMs: z.number().int().min(0).optional(),
-};
-
 function createV1Session(
   sessionId: string,
   options: StartOptions,
   store: EventStoreLike,
 ): Promise<HostedSession> {
-  const server = new McpServerV1({ name: 'conformance-v1', version: '1.0.0' });
-  server.registerTool(
-    TOOL_NAME,
-    {
-      description: 'emits N numbered progress notifications, then its result',
-      inputSchema: countShape,
-    },
-    async (args, extra) =>
-      runCount(
-        args as CountArgs,
-        extra._meta?.progressToken,
-        (params: ProgressParams) =>
-          extra.sendNotification({ method: 'notifications/progress', params }),
-        options.control,
-      ),
-  );
+  const server = v1ToolServer('conformance-v1', '1.0.0', options.control);
   const transport = new NodeTransportV1({
     sessionIdGenerator: () => sessionId,
     eventStore: store as never,
@@ -169,21 +140,7 @@ function createV2Session(
   options: StartOptions,
   store: EventStoreLike,
 ): Promise<HostedSession> {
-  const server = new McpServerV2({ name: 'conformance-v2', version: '2.0.0' });
-  server.registerTool(
-    TOOL_NAME,
-    {
-      description: 'emits N numbered progress notifications, then its result',
-      inputSchema: z.object(countShape),
-    },
-    async (args, ctx) =>
-      runCount(
-        args as CountArgs,
-        ctx.mcpReq._meta?.progressToken,
-        (params: ProgressParams) => ctx.mcpReq.notify({ method: 'notifications/progress', params }),
-        options.control,
-      ),
-  );
+  const server = v2ToolServer('conformance-v2', '2.0.0', options.control);
   const transport = new WebTransportV2({
     sessionIdGenerator: () => sessionId,
     eventStore: store as never,
