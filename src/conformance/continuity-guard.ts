@@ -14,6 +14,8 @@ import type { Outcome, Reason } from '../../model/outcomes.js';
 import { initialSnapshot, settle, stateOf, step, type ClientSnapshot } from '../../model/run.js';
 import { StreamResumptionError } from '../reference.js';
 import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
+import { observationOf } from '../trace/checker.js';
+import type { TraceLine } from '../trace/format.js';
 
 /** Reads a sequence number (and the stream) out of an SSE id; `null`: not readable. */
 export type IdReader = (id: string) => { seq: number; stream?: string } | null;
@@ -205,20 +207,34 @@ export function continuityGuard(
     return enforce ? error : null;
   };
 
+  /**
+   * Records a line of the trace (format v1) and feeds the machine its observation, through the
+   * format's own mapping (`observationOf`), so what the guard decides on and what it records
+   * cannot drift apart.
+   */
+  const record = (
+    track: Track,
+    line: Exclude<TraceLine, { type: 'decision' }>,
+    extra: Record<string, unknown> = {},
+  ): StreamResumptionError | null => {
+    trace(track, { ...line, ...extra });
+    return observe(track, observationOf(line) as Observation);
+  };
+
   const flushResponse = (track: Track, floor?: number): StreamResumptionError | null => {
     if (track.pendingStatus === null) return null;
     const status = track.pendingStatus;
     track.pendingStatus = null;
-    trace(track, { type: 'response', status, ...(floor !== undefined ? { floor } : {}) });
+    const e = record(track, {
+      type: 'response',
+      status,
+      ...(floor !== undefined ? { floor } : {}),
+    });
     if (!enforce) {
       // Observe-only: what a bare client decides is to accept any 200 stream.
       trace(track, { type: 'decision', outcome: status === 200 ? 'resumed' : 'resumption-failed' });
     }
-    return observe(track, {
-      type: 'RESPONSE',
-      status,
-      ...(floor !== undefined ? { floor } : {}),
-    });
+    return e;
   };
 
   const guardBody = (
@@ -252,8 +268,7 @@ export function continuityGuard(
           const e = flush();
           if (e) return fail(e);
         }
-        trace(track, { type: 'keepalive' });
-        const e = observe(track, { type: 'KEEPALIVE' });
+        const e = record(track, { type: 'keepalive' });
         if (e) return fail(e);
         forward(`:${c}\n\n`);
       },
@@ -277,8 +292,7 @@ export function continuityGuard(
           if (floor !== undefined) return forward(serialize(ev));
         }
         if (!ev.id) {
-          trace(track, { type: 'keepalive' });
-          const e = observe(track, { type: 'KEEPALIVE' });
+          const e = record(track, { type: 'keepalive' });
           if (e) return fail(e);
           return forward(serialize(ev));
         }
@@ -294,20 +308,14 @@ export function continuityGuard(
           }
           // A first stream with opaque ids: nothing to check yet (it proves nothing, like a
           // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
-          trace(track, { type: 'keepalive', opaqueId: ev.id });
-          const e = observe(track, { type: 'KEEPALIVE' });
+          const e = record(track, { type: 'keepalive' }, { opaqueId: ev.id });
           if (e) return fail(e);
           remember(ev.id);
           if (isResponseMessage(ev.data)) track.completed = true;
           return forward(serialize(ev));
         }
-        trace(track, {
+        const e = record(track, {
           type: 'event',
-          id: read.seq,
-          ...(read.stream ? { stream: read.stream } : {}),
-        });
-        const e = observe(track, {
-          type: 'EVENT',
           id: read.seq,
           ...(read.stream ? { stream: read.stream } : {}),
         });
@@ -366,8 +374,7 @@ export function continuityGuard(
         if (e) fail(e);
       }
       if (!failure) {
-        trace(track, { type: how === 'END' ? 'end' : 'disconnect' });
-        const e = observe(track, { type: how });
+        const e = record(track, { type: how === 'END' ? 'end' : 'disconnect' });
         if (e) fail(e);
       }
       owesReconnect();
@@ -440,8 +447,7 @@ export function continuityGuard(
             }
             if (result === 'idle') {
               read.catch(() => {});
-              trace(track, { type: 'idle-timeout' });
-              const e = observe(track, { type: 'IDLE_TIMEOUT' });
+              const e = record(track, { type: 'idle-timeout' });
               ended('DISCONNECT');
               reader.cancel().catch(() => {});
               controller.error(
@@ -525,13 +531,8 @@ export function continuityGuard(
         if (enforce) throw error;
       } else {
         track.reconnected = true;
-        trace(track, {
+        const e = record(track, {
           type: 'reconnect',
-          cursor: read.seq,
-          ...(read.stream ? { stream: read.stream } : {}),
-        });
-        const e = observe(track, {
-          type: 'RECONNECT',
           cursor: read.seq,
           ...(read.stream ? { stream: read.stream } : {}),
         });
@@ -547,8 +548,7 @@ export function continuityGuard(
       track = waitingWithCursor.pop()!;
       track.snapshot = settle(track.snapshot, machine);
       track.reconnected = true;
-      trace(track, { type: 'reconnect', cursor: null });
-      const e = observe(track, { type: 'RECONNECT', cursor: null });
+      const e = record(track, { type: 'reconnect', cursor: null });
       if (e) throw e;
     }
 
@@ -571,8 +571,7 @@ export function continuityGuard(
     } catch (e) {
       clearTimeout(answerTimer);
       if (track && ['reconnecting'].includes(stateOf(track.snapshot))) {
-        trace(track, { type: 'disconnect' });
-        const err = observe(track, { type: 'DISCONNECT' });
+        const err = record(track, { type: 'disconnect' });
         if (err) throw err;
       }
       throw e;
