@@ -4,9 +4,14 @@
  */
 
 /** The seed for this process: `MCPR_SEED` or a fresh one. */
-export const SEED: number = process.env.MCPR_SEED
-  ? Number(process.env.MCPR_SEED)
-  : (Date.now() ^ (process.pid << 8)) >>> 0;
+export const SEED: number = seedFromEnv(process.env.MCPR_SEED);
+
+function seedFromEnv(value: string | undefined): number {
+  if (value === undefined || value === '') return (Date.now() ^ (process.pid << 8)) >>> 0;
+  const seed = Number(value);
+  if (!Number.isSafeInteger(seed)) throw new Error(`MCPR_SEED must be an integer, got "${value}"`);
+  return seed;
+}
 
 const SCALE = process.env.MCPR_RUNS_SCALE ? Math.max(1, Number(process.env.MCPR_RUNS_SCALE)) : 1;
 

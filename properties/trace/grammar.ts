@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { OUTCOMES, type Outcome } from '../../model/outcomes.js';
+import { announceSeed as announceSharedSeed, SEED as SHARED_SEED } from '../support/seed.js';
 
 /** One generated step, before rendering to a line. */
 export type Step =
@@ -154,13 +155,12 @@ export const oneSessionTrace: fc.Arbitrary<string[]> = fc
   )
   .map(([steps, first]) => render(steps, first));
 
-/** The seed of this run: `FC_SEED` to replay, otherwise fresh. */
-export const SEED =
-  process.env['FC_SEED'] !== undefined ? Number(process.env['FC_SEED']) : Date.now() % 2 ** 31;
+/** The seed of this run: `MCPR_SEED` to replay, otherwise fresh (shared with every suite). */
+export const SEED = SHARED_SEED;
 
 /** Prints the seed and the replay command once per file. */
 export function announceSeed(file: string): void {
-  console.log(`${file}: fast-check seed ${SEED} (replay: FC_SEED=${SEED} npx vitest run ${file})`);
+  announceSharedSeed(file);
 }
 
 /** fast-check parameters: this run's seed, and a readable report on failure. */

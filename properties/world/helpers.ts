@@ -20,8 +20,9 @@ export function runs(n: number): number {
   return Math.max(1, Math.round(n * (Number.isFinite(scale) && scale > 0 ? scale : 1)));
 }
 
-/** The seed of this test process: MCPR_SEED, or a fresh one. */
-export const SEED = Number(process.env.MCPR_SEED ?? Date.now() % 2_147_483_647);
+/** The seed of this test process: MCPR_SEED, or a fresh one (shared with every suite). */
+import { SEED } from '../support/seed.js';
+export { SEED };
 
 /** What {@link checkWorlds} checks. */
 export interface WorldCheck {
