@@ -3,7 +3,9 @@
  * could see is here; what the server had done (evicted 42..129, lost its session store) is in
  * the comments, the way the seed tells it.
  */
+import { describeObservations } from './describe.js';
 import type { Observation } from './observations.js';
+import { runObservations, settle, stateOf } from './run.js';
 
 /** One observed incident. */
 export interface SeedVariant {
@@ -61,3 +63,17 @@ export const SEED_VARIANTS: readonly SeedVariant[] = [
     ],
   },
 ];
+
+/** The seed's variants walked through the machine, as text (shared by `table` and `explore`). */
+export function formatSeedVariants(): string {
+  const lines: string[] = ["The seed's three observed variants:"];
+  for (const v of SEED_VARIANTS) {
+    const snap = settle(runObservations(v.observations));
+    lines.push(`  ${v.name}: ${v.story}`);
+    lines.push(`    client saw: ${describeObservations(v.observations)}`);
+    lines.push(
+      `    -> ${snap.context.outcome ?? stateOf(snap)}: ${snap.context.reason?.text ?? '(no reason)'}`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -15,6 +15,9 @@ describe('explore and mutants commands', () => {
       'machine states visited:',
       'machine transitions taken:',
       '| mutant',
+      "The seed's three observed variants:",
+      '-> resumption-failed',
+      '-> session-lost',
       'rerun: mcp-resumption explore --seed 7 --runs 300',
     ])
       expect(r.out).toContain(s);

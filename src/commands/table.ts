@@ -3,10 +3,8 @@
  * observed variants walked through it.
  */
 import { clientMachine } from '../../model/client-machine.js';
-import { describeObservations } from '../../model/describe.js';
 import { RULES, RULE_OF } from '../../model/rules.js';
-import { runObservations, settle, stateOf } from '../../model/run.js';
-import { SEED_VARIANTS } from '../../model/seed-variants.js';
+import { formatSeedVariants } from '../../model/seed-variants.js';
 import { listTransitions } from '../../model/transitions.js';
 import { parseCommandArgs, type Command } from '../cli-kit.js';
 
@@ -37,15 +35,7 @@ export function renderTable(): string {
     );
   }
   lines.push('');
-  lines.push("The seed's three observed variants:");
-  for (const v of SEED_VARIANTS) {
-    const snap = settle(runObservations(v.observations));
-    lines.push(`  ${v.name}: ${v.story}`);
-    lines.push(`    client saw: ${describeObservations(v.observations)}`);
-    lines.push(
-      `    -> ${snap.context.outcome ?? stateOf(snap)}: ${snap.context.reason?.text ?? '(no reason)'}`,
-    );
-  }
+  lines.push(formatSeedVariants());
   return lines.join('\n');
 }
 

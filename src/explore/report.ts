@@ -2,6 +2,7 @@
 import { formatKillTable } from '../../model/mutants/kill-table.js';
 import { formatCounterexample } from '../../model/world/counterexample.js';
 import { formatConfig } from '../../model/world/config.js';
+import { formatSeedVariants } from '../../model/seed-variants.js';
 import { coverageOf, type ExploreReport } from './explore.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -72,6 +73,9 @@ export function formatExploreReport(r: ExploreReport): string {
     );
     lines.push(formatKillTable(r.killTable));
   }
+  lines.push('');
+  // The incident this project exists for, classified by the same machine (also `table`).
+  lines.push(formatSeedVariants());
   lines.push('');
   lines.push(`seed: ${o.seed}`);
   lines.push(`rerun: ${rerunCommand(r)}`);
