@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { Readable } from 'node:stream';
-import { announceSeed, oneSessionTrace, params } from './grammar.js';
+import { announceSeed } from '../support/seed.js';
+import { oneSessionTrace, params } from './grammar.js';
 
 announceSeed('properties/trace/bad-input.property.test.ts');
 

@@ -23,7 +23,8 @@ import {
   xstateEngine,
   type CheckReport,
 } from '../../src/trace/index.js';
-import { announceSeed, anyTrace, oneSessionTrace, params } from './grammar.js';
+import { announceSeed } from '../support/seed.js';
+import { anyTrace, oneSessionTrace, params } from './grammar.js';
 
 announceSeed('properties/trace/checker.property.test.ts');
 

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { OUTCOMES, type Outcome } from '../../model/outcomes.js';
-import { announceSeed as announceSharedSeed, SEED as SHARED_SEED } from '../support/seed.js';
+import { SEED } from '../support/seed.js';
 
 /** One generated step, before rendering to a line. */
 export type Step =
@@ -154,14 +154,6 @@ export const oneSessionTrace: fc.Arbitrary<string[]> = fc
     fc.constantFrom('open', 'none') as fc.Arbitrary<'open' | 'none'>,
   )
   .map(([steps, first]) => render(steps, first));
-
-/** The seed of this run: `MCPR_SEED` to replay, otherwise fresh (shared with every suite). */
-export const SEED = SHARED_SEED;
-
-/** Prints the seed and the replay command once per file. */
-export function announceSeed(file: string): void {
-  announceSharedSeed(file);
-}
 
 /** fast-check parameters: this run's seed, and a readable report on failure. */
 export function params<T>(numRuns: number): fc.Parameters<T> {

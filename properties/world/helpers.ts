@@ -13,6 +13,7 @@ import {
 } from '../../model/world/counterexample.js';
 import { worldProperty, type ExploreStats, type Subject } from '../../model/world/property.js';
 import type { ConditionName } from '../../model/world/validity.js';
+import { SEED } from '../support/seed.js';
 
 /** `n` scaled by MCPR_RUNS_SCALE (default 1) for long campaigns. */
 export function runs(n: number): number {
@@ -21,7 +22,6 @@ export function runs(n: number): number {
 }
 
 /** The seed of this test process: MCPR_SEED, or a fresh one (shared with every suite). */
-import { SEED } from '../support/seed.js';
 export { SEED };
 
 /** What {@link checkWorlds} checks. */
