@@ -2,6 +2,10 @@
  * continuityGuard against scripted servers on loopback: each rule it applies, shown able to
  * fail (a cursor-skipping mutant server is killed; a mutant machine lets it through), and its
  * timers bounded.
+ *
+ * No wall-clock assertions (these machines are noisy): a timer is shown to fire by the failure
+ * code only it produces (unproven, idle, no-response), and a hang fails on the per-test timeout
+ * of the timers block.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -131,9 +135,7 @@ describe('the rules, each able to fail', () => {
     const url = await serve(
       scripted((_c, res) => res.writeHead(200, SSE).write(': keepalive\n\n')),
     );
-    const t0 = Date.now();
     expect((await failure(resumeThrough(url, { proofTimeoutMs: 200 })))?.code).toBe('unproven');
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   test('an acknowledgment whose floor covers the cursor is delayed: no false alarm, then resumed', async () => {
@@ -192,13 +194,11 @@ describe('the rules, each able to fail', () => {
   });
 });
 
-describe('timers and hostile servers stay bounded', () => {
+describe('timers and hostile servers stay bounded', { timeout: 30_000 }, () => {
   test('idle timer: silence on the wire errors the stream after idleTimeoutMs', async () => {
     const url = await serve((_req, res) => res.writeHead(200, SSE).write(ev(1)));
     const f = continuityGuard(fetch, { idleTimeoutMs: 200 });
-    const t0 = Date.now();
     await expect(drain(await f(url, { method: 'POST', body: '{}' }))).rejects.toThrow(/idle/);
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   test('idle timer: a reader that stops (backpressure) for 3× the timeout is not idle', async () => {
@@ -244,14 +244,12 @@ describe('timers and hostile servers stay bounded', () => {
     const heap0 = process.memoryUsage().heapUsed;
     let bytes = 0;
     let peak = 0;
-    const t0 = Date.now();
     while (bytes < 40_000_000) {
       const { value } = await reader.read();
       bytes += value!.byteLength;
       peak = Math.max(peak, process.memoryUsage().heapUsed - heap0);
     }
     await reader.cancel();
-    expect(Date.now() - t0).toBeLessThan(20_000);
     expect(peak).toBeLessThan(64 * 1024 * 1024);
   });
 
@@ -261,11 +259,9 @@ describe('timers and hostile servers stay bounded', () => {
       res.end(`id: 1\ndata: "${'x'.repeat(10 * 1024 * 1024)}"\n\n`);
     });
     const f = continuityGuard(fetch, { maxEventBytes: 1024 * 1024 });
-    const t0 = Date.now();
     await expect(drain(await f(url, { method: 'POST', body: '{}' }))).rejects.toThrow(
       /larger than/,
     );
-    expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   test('a server that accepts and never answers: the reconnect fails (no-response) in bound', async () => {
@@ -276,9 +272,7 @@ describe('timers and hostile servers stay bounded', () => {
     });
     const f = continuityGuard(fetch, { responseTimeoutMs: 300 });
     await drain(await f(url, { method: 'POST', body: '{}' }));
-    const t0 = Date.now();
     const e = await failure(f(url, { method: 'GET', headers: { 'last-event-id': '1' } }));
     expect(e?.code).toBe('no-response');
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 });

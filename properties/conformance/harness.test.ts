@@ -3,6 +3,10 @@
  * accepts and never answers): every wait ends within its bound and memory stays bounded; and an
  * end-to-end kill through the real SDK client: a cursor-skipping store is caught by the guard
  * and is silent loss without it. Plus the `conformance` command's surface.
+ *
+ * No wall-clock assertions (these machines are noisy): each bound is shown by the outcome only
+ * its timer or cap can produce ('timeout', an event-size error), and a hang fails on the
+ * per-test timeout of the hostile-server block.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -53,7 +57,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 const SSE = { 'content-type': 'text/event-stream' };
 
-describe('hostile servers: the harness stays bounded', () => {
+describe('hostile servers: the harness stays bounded', { timeout: 30_000 }, () => {
   test('an endless stream of events: the read stops at its bound, bytes capped', async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, SSE);
@@ -73,11 +77,9 @@ describe('hostile servers: the harness stays bounded', () => {
     expect(answer.kind).toBe('sse');
     if (answer.kind !== 'sse') return;
     const f = new CallFollower(new TraceRecorder(OPAQUE_IDS));
-    const t0 = Date.now();
     const stop = await f.read(answer.stream, () => false, 500, true, [], 1500);
     answer.stream.abort();
     expect(['timeout', 'error']).toContain(stop);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 
   test('a 10 MB event: cut at the event limit, in bounded time', async () => {
@@ -89,11 +91,9 @@ describe('hostile servers: the harness stays bounded', () => {
       maxEventBytes: 1024 * 1024,
     });
     if (answer.kind !== 'sse') throw new Error(answer.kind);
-    const t0 = Date.now();
     let r = await answer.stream.next(2000);
     while (r.kind === 'comment') r = await answer.stream.next(2000);
     expect(r.kind).toBe('error');
-    expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   test('a server that accepts and never answers: a timeout, never a hung harness', async () => {
@@ -105,11 +105,9 @@ describe('hostile servers: the harness stays bounded', () => {
       await new Promise<void>((r) => tcp.close(() => r()));
     });
     const url = `http://127.0.0.1:${(tcp.address() as { port: number }).port}/mcp`;
-    const t0 = Date.now();
     const answer = await request(fetch, url, { method: 'GET', headers: {} }, 300);
     expect(answer.kind).toBe('timeout');
     await expect(new RecordingClient(url, 300).initialize()).rejects.toThrow(/timeout/);
-    expect(Date.now() - t0).toBeLessThan(3000);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { expect, test } from 'vitest';
+import { expect, test, vi } from 'vitest';
 
 const msg = (i: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });
 
@@ -39,9 +39,29 @@ test('it never evicts: every event stays stored (memory grows with the session)'
 });
 
 test('same-millisecond ids sort by a random suffix: a replay from inside a burst loses events', async () => {
-  const store = new InMemoryEventStore();
-  const first = await store.storeEvent('s1', msg(0));
-  for (let i = 1; i <= 2000; i++) await store.storeEvent('s1', msg(i));
-  // 2000 events follow the cursor; those of its millisecond whose suffix sorts lower are lost.
-  expect((await replayIds(store, first)).ids.length).toBeLessThan(2000);
+  // Pin the clock and the suffixes: left to the real clock, whether the cursor's suffix sorts
+  // low in its millisecond (or the cursor ends its millisecond) is chance, and CI once drew the
+  // case that loses nothing. Here every id shares one millisecond and the suffixes are fixed.
+  const now = vi.spyOn(Date, 'now').mockReturnValue(1_700_000_000_000);
+  // The cursor draws 0.5; event i after it draws just below 0.5 when i is odd and just above
+  // when i is even, so exactly half of the 2000 later events sort below the cursor.
+  let draw = 0;
+  const random = vi.spyOn(Math, 'random').mockImplementation(() => {
+    const i = draw++;
+    return i === 0 ? 0.5 : 0.5 + (i % 2 === 0 ? 1 : -1) * i * 1e-5;
+  });
+  try {
+    const store = new InMemoryEventStore();
+    const first = await store.storeEvent('s1', msg(0));
+    const later: string[] = [];
+    for (let i = 1; i <= 2000; i++) later.push(await store.storeEvent('s1', msg(i)));
+    const { ids } = await replayIds(store, first);
+    // 2000 events follow the cursor; the 1000 whose suffix sorts below it are never replayed.
+    expect(new Set(later).size).toBe(2000);
+    expect(ids.length).toBe(1000);
+    expect(ids.every((id) => id > first)).toBe(true);
+  } finally {
+    now.mockRestore();
+    random.mockRestore();
+  }
 });
