@@ -5,7 +5,7 @@
  *
  * No wall-clock assertions (these machines are noisy): a timer is shown to fire by the failure
  * code only it produces (unproven, idle, no-response), and a hang fails on the per-test timeout
- * of the timers block.
+ * (30 s in the timers block, the suite's default elsewhere).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
