@@ -4,7 +4,9 @@
  * One question: after a reconnect with `Last-Event-ID: c`, can the client prove that the next
  * event it receives is c+1 (or that the server's declared replay floor covers c)? If so the
  * reconnect is *resumed* (or *delayed* while nothing new has arrived); if not, it is
- * *resumption-failed*; 404/410 is *session-lost*. The rules are applied in the order of
+ * *resumption-failed*; 404/410 is *session-lost*. A resumed stream that the server ends before
+ * any event is a *poll* (MCP 2025-11-25): unproven, not failed; the client reconnects with the
+ * same cursor, and the reconnects with one cursor form one episode, judged as one. The rules are applied in the order of
  * docs/model.md ("The rules"): the guard order of each transition list below IS that order.
  *
  * The machine reads only observations (./observations.ts) and its own context
@@ -53,6 +55,8 @@ export const clientSetup = setup({
       g.firstIdIsSuccessor(context, event as EventObservation),
     idRewinds: ({ context, event }) => g.idRewinds(context, event as EventObservation),
     cursorDropped: ({ context, event }) => g.cursorDropped(context, event as ReconnectObservation),
+    noCursor: ({ context, event }) => g.noCursor(context, event as ReconnectObservation),
+    idlessSinceCursor: ({ context }) => g.idlessSinceCursor(context),
   },
   actions: {
     /** A fresh stream: a new session or a re-issued call. Nothing is carried over. */
@@ -64,7 +68,10 @@ export const clientSetup = setup({
     acceptEvent: assign(({ context, event }) => ({
       cursor: (event as EventObservation).id,
       stream: context.stream ?? (event as EventObservation).stream ?? null,
+      idless: false,
     })),
+    /** Id-less data is delivered, and the cursor can no longer name everything delivered. */
+    acceptData: assign({ idless: true }),
     /** A new reconnect: the cursor it carries is the one to be proven. */
     beginReconnect: assign(({ context, event }) => {
       const ev = event as ReconnectObservation;
@@ -91,10 +98,41 @@ const fail = (code: ReasonCode) => decide('resumption-failed', code);
 /** Keepalives reset the idle timer; they never prove anything. */
 const KEEPALIVE_PROVES_NOTHING = { description: 'keepalive: resets the idle timer only' } as const;
 
-const RECONNECT = [
-  { guard: 'cursorDropped', target: 'resumptionFailed', actions: fail('cursor-dropped') },
-  { target: 'reconnecting', actions: 'beginReconnect' },
-] as const;
+const CURSOR_DROPPED = {
+  guard: 'cursorDropped',
+  target: 'resumptionFailed',
+  actions: fail('cursor-dropped'),
+} as const;
+const NO_CURSOR = {
+  guard: 'noCursor',
+  target: 'resumptionFailed',
+  actions: fail('no-cursor'),
+} as const;
+const IDLESS = {
+  guard: 'idlessSinceCursor',
+  target: 'resumptionFailed',
+  actions: fail('idless-data'),
+} as const;
+const BEGIN = { target: 'reconnecting', actions: 'beginReconnect' } as const;
+
+/** Rule 0: no cursor, no resumption; then the reconnect is judged by rules 1-7. */
+const RECONNECT = [CURSOR_DROPPED, NO_CURSOR, IDLESS, BEGIN] as const;
+
+/**
+ * Rule 0 where the client always holds a cursor (every state reached through a reconnect, which
+ * needs one, or through an accepted event): a reconnect without one has dropped it. Listing only
+ * the guards that can fire keeps every transition of the machine reachable (path coverage).
+ */
+const RECONNECT_WITH_CURSOR = [CURSOR_DROPPED, IDLESS, BEGIN] as const;
+
+/** As above, where no id-less data can have been delivered either (it fails before proof). */
+const RECONNECT_CLEAN = [CURSOR_DROPPED, BEGIN] as const;
+
+/** Before any event proved continuity, id-less data cannot be placed after the cursor. */
+const DATA_BEFORE_PROOF = {
+  target: 'resumptionFailed',
+  actions: fail('unproven-data'),
+} as const;
 
 const OPEN = { guard: 'openOk', target: 'streaming', actions: 'open' } as const;
 
@@ -105,6 +143,7 @@ const ACCEPTED_STREAM = {
     { guard: 'firstIdIsSuccessor', actions: 'acceptEvent' },
     { target: 'resumptionFailed', actions: fail('break') },
   ],
+  DATA: { actions: 'acceptData' },
   KEEPALIVE: KEEPALIVE_PROVES_NOTHING,
   IDLE_TIMEOUT: 'stalled',
   END: 'closed',
@@ -179,26 +218,36 @@ export const clientMachineConfig = {
       description: '200 received, no floor; only an event with id cursor+1 proves continuity',
       on: {
         EVENT: FIRST_EVENT_DECIDES,
+        DATA: DATA_BEFORE_PROOF,
         KEEPALIVE: KEEPALIVE_PROVES_NOTHING,
         PROOF_TIMEOUT: { target: 'resumptionFailed', actions: fail('unproven') },
-        END: { target: 'resumptionFailed', actions: fail('unproven') },
+        END: 'polling',
         DISCONNECT: { target: 'resumptionFailed', actions: fail('unproven') },
+      },
+    },
+    polling: {
+      description:
+        'the server ended the resumed stream before any event: unproven, not failed; reconnect with the same cursor',
+      on: {
+        PROOF_TIMEOUT: { target: 'resumptionFailed', actions: fail('unproven') },
+        RECONNECT: RECONNECT_CLEAN,
       },
     },
     delayed: {
       description: 'a declared floor covers the cursor; silence is backpressure, keep waiting',
       on: {
         EVENT: FIRST_EVENT_DECIDES,
+        DATA: DATA_BEFORE_PROOF,
         KEEPALIVE: KEEPALIVE_PROVES_NOTHING,
         IDLE_TIMEOUT: 'stalled',
         END: 'closed',
         DISCONNECT: 'closed',
-        RECONNECT,
+        RECONNECT: RECONNECT_CLEAN,
       },
     },
     resumed: {
       description: 'the first event was cursor+1; the stream is accepted',
-      on: ACCEPTED_STREAM,
+      on: { ...ACCEPTED_STREAM, RECONNECT: RECONNECT_WITH_CURSOR },
     },
     resumptionFailed: {
       description: 'continuity cannot be proven: escalate (re-issue or surface a partial result)',
@@ -206,7 +255,7 @@ export const clientMachineConfig = {
     },
     sessionLost: {
       description: '404/410: re-initialize',
-      on: { RECONNECT, OPEN },
+      on: { RECONNECT: RECONNECT_CLEAN, OPEN },
     },
   },
 } as const;
@@ -220,16 +269,16 @@ export type ClientMachine = typeof clientMachine;
 /** A state name of the client machine. */
 export type ClientStateName = keyof typeof clientMachineConfig.states;
 
-/** The outcome each outcome state stands for. */
-export const STATE_OUTCOME: Partial<Record<ClientStateName, Outcome>> = {
-  resumed: 'resumed',
-  delayed: 'delayed',
-  resumptionFailed: 'resumption-failed',
-  sessionLost: 'session-lost',
-};
-
-/** States in which a reconnect is still being judged (no decision yet). */
-export const PENDING_STATES: readonly ClientStateName[] = ['reconnecting', 'awaitingProof'];
+/**
+ * States in which a reconnect is still being judged (no decision yet). `polling` is one: its
+ * episode goes on with the next reconnect of the same cursor, and fails when the proof budget
+ * (`PROOF_TIMEOUT`) runs out first.
+ */
+export const PENDING_STATES: readonly ClientStateName[] = [
+  'reconnecting',
+  'awaitingProof',
+  'polling',
+];
 
 /** States in which the client delivers events to the application. */
 export const ACCEPTING_STATES: readonly ClientStateName[] = ['streaming', 'resumed', 'delayed'];

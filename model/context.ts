@@ -14,6 +14,11 @@ export interface ClientContext {
   stream: string | null;
   /** Session epoch the current stream was opened under (from OPEN). */
   epoch: string | null;
+  /**
+   * Data without an id was delivered after the cursor: no `Last-Event-ID` can name it, so no
+   * reconnect can prove it is replayed or skipped until an event with an id follows.
+   */
+  idless: boolean;
   /** Replay floor declared by the latest response, if any. */
   floor: number | null;
   /** Outcome of the latest reconnect (`null` before the first reconnect or while pending). */
@@ -27,6 +32,7 @@ export const INITIAL_CONTEXT: ClientContext = {
   cursor: null,
   stream: null,
   epoch: null,
+  idless: false,
   floor: null,
   outcome: null,
   reason: null,

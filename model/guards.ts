@@ -64,9 +64,19 @@ export function idRewinds(ctx: ClientContext, ev: EventObservation): boolean {
   return ctx.cursor !== null && ev.id <= ctx.cursor;
 }
 
-/** A reconnect without `Last-Event-ID` although the client has received events. */
+/** Rule 0: a reconnect without `Last-Event-ID` although the client has received events. */
 export function cursorDropped(ctx: ClientContext, ev: ReconnectObservation): boolean {
   return ev.cursor === null && ctx.cursor !== null;
+}
+
+/** Rule 0: a reconnect without `Last-Event-ID`: no server can prove a replay from nothing. */
+export function noCursor(_ctx: ClientContext, ev: ReconnectObservation): boolean {
+  return ev.cursor === null;
+}
+
+/** Rule 0: data without an id was delivered after the cursor: the cursor cannot name it. */
+export function idlessSinceCursor(ctx: ClientContext): boolean {
+  return ctx.idless;
 }
 
 /** Only a 200 opens a stream. */

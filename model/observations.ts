@@ -17,7 +17,7 @@ export interface OpenObservation {
   epoch?: string;
 }
 
-/** An SSE event that carries an id (an event without an id proves nothing and is a KEEPALIVE). */
+/** An SSE event that carries an id (an event without an id is {@link DataObservation}). */
 export interface EventObservation {
   type: 'EVENT';
   /** The event's sequence number within its stream. */
@@ -26,7 +26,16 @@ export interface EventObservation {
   stream?: string;
 }
 
-/** Bytes that carry no id: an SSE comment (`: keepalive`) or an id-less ping. */
+/**
+ * An SSE event with data but no `id:` line. It is delivered to the application, but no
+ * `Last-Event-ID` can name it: it can never be replayed, and it never proves continuity. A
+ * stream that delivers one is not resumable past it until an event with an id follows.
+ */
+export interface DataObservation {
+  type: 'DATA';
+}
+
+/** Bytes that are not delivered: an SSE comment (`: keepalive`) or an id-only block. */
 export interface KeepaliveObservation {
   type: 'KEEPALIVE';
 }
@@ -46,7 +55,10 @@ export interface DisconnectObservation {
   type: 'DISCONNECT';
 }
 
-/** The server ended the stream cleanly. */
+/**
+ * The server ended the stream cleanly. Since MCP 2025-11-25 a server may do so at any time
+ * after it has sent an id, and the client polls: it reconnects with the same cursor.
+ */
 export interface EndObservation {
   type: 'END';
 }
@@ -75,6 +87,7 @@ export interface ResponseObservation {
 export type Observation =
   | OpenObservation
   | EventObservation
+  | DataObservation
   | KeepaliveObservation
   | IdleTimeoutObservation
   | ProofTimeoutObservation
@@ -87,6 +100,7 @@ export type Observation =
 export const OBSERVATION_TYPES = [
   'OPEN',
   'EVENT',
+  'DATA',
   'KEEPALIVE',
   'IDLE_TIMEOUT',
   'PROOF_TIMEOUT',

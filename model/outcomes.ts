@@ -35,8 +35,11 @@ export type ReasonCode =
   | 'rewind' // rule 6: id <= c
   | 'cross-stream' // rule 6: event of another stream
   | 'unproven' // rule 7: stream ended / proof timeout with no proof
+  | 'unproven-data' // rule 6: data without an id before any event proved continuity
   | 'break' // after acceptance: an id that is not the successor of the one before
-  | 'cursor-dropped'; // a reconnect without Last-Event-ID although events were received
+  | 'cursor-dropped' // rule 0: a reconnect without Last-Event-ID although events were received
+  | 'no-cursor' // rule 0: a reconnect without Last-Event-ID
+  | 'idless-data'; // rule 0: data without an id was delivered after the cursor
 
 /** A decision with its reason in words. */
 export interface Reason {

@@ -78,6 +78,11 @@ export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): 
         code,
         text: `no event proved continuity from cursor ${cursorText(ctx)} before ${ev.type}; a 200 proves nothing`,
       };
+    case 'unproven-data':
+      return {
+        code,
+        text: `data without an id arrived before any event proved continuity from cursor ${cursorText(ctx)}: it cannot be placed after the cursor`,
+      };
     case 'break': {
       const id = ev.type === 'EVENT' ? ev.id : NaN;
       return {
@@ -89,6 +94,16 @@ export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): 
       return {
         code,
         text: `reconnect without Last-Event-ID although cursor ${cursorText(ctx)} was received: the server cannot replay`,
+      };
+    case 'no-cursor':
+      return {
+        code,
+        text: 'reconnect without Last-Event-ID: nothing names where the replay must start, so nothing can prove it',
+      };
+    case 'idless-data':
+      return {
+        code,
+        text: `data without an id was delivered after cursor ${cursorText(ctx)}: no Last-Event-ID can name it, so no replay can be proven`,
       };
   }
 }

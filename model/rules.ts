@@ -1,21 +1,23 @@
 /**
- * The seven rules of the decision boundary, numbered as in docs/model.md, and which reason code
- * belongs to which rule. The machine encodes the rules; this file only names them for people.
+ * The rules of the decision boundary, numbered as in docs/model.md (rule 0, then rules 1-7),
+ * and which reason code belongs to which rule. The machine encodes the rules; this file only
+ * names them for people.
  */
 import type { ReasonCode } from './outcomes.js';
 
-/** The rules in words, in the order they apply. */
+/** The rules in words, in the order they apply: `RULES[n]` is rule n. */
 export const RULES: readonly string[] = [
+  'no cursor, no resumption: a reconnect without Last-Event-ID, or after id-less data was delivered since the cursor -> resumption-failed',
   'no response before the next reconnect, a disconnect or the proof timeout -> resumption-failed',
   'status 404 or 410 -> session-lost',
   'any other non-200 status -> resumption-failed',
   'the server says the session is not durable, or its epoch differs -> resumption-failed',
   'a declared floor F with c < F-1 -> resumption-failed (events c+1..F-1 are gone)',
-  'first event: id = c+1 -> resumed; id > c+1 skip, id <= c rewind, other stream -> resumption-failed',
-  'no event yet: floor F <= c+1 -> delayed while open; no floor -> failed when the stream ends or the proof timer fires',
+  'first event: id = c+1 -> resumed; id > c+1 skip, id <= c rewind, other stream, id-less data -> resumption-failed',
+  'no event yet: floor F <= c+1 -> delayed while open; no floor -> unproven: a clean end is a poll (reconnect with the same cursor, same episode); failed on a disconnect or when the proof budget runs out',
 ];
 
-/** The rule each reason code belongs to (0: continuity after acceptance, not a reconnect rule). */
+/** The rule each reason code belongs to (`break`, continuity after acceptance, counts as rule 6). */
 export const RULE_OF: Record<ReasonCode, number> = {
   'no-response': 1,
   'session-gone': 2,
@@ -27,8 +29,11 @@ export const RULE_OF: Record<ReasonCode, number> = {
   skip: 6,
   rewind: 6,
   'cross-stream': 6,
+  'unproven-data': 6,
   'floor-covers': 7,
   unproven: 7,
-  break: 0,
+  break: 6,
   'cursor-dropped': 0,
+  'no-cursor': 0,
+  'idless-data': 0,
 };

@@ -6,6 +6,7 @@
  * The world's client and server mutants (which also change behaviour outside the decision,
  * such as what the client sends) build on these; see model/mutants/ for the rest of the zoo.
  */
+import { assign } from 'xstate';
 import {
   clientMachine,
   clientMachineConfig,
@@ -109,6 +110,47 @@ const acceptsSkip: MachineMutant = {
   }),
 };
 
+/** The old rule 7: a resumed stream that ends before any event has failed (no polling). */
+const failsEmptyPoll: MachineMutant = {
+  name: 'fails-empty-poll',
+  description:
+    'fails every resumed stream the server ends before any event, so spec-compliant polling is loss',
+  machine: clientSetup.createMachine({
+    ...clientMachineConfig,
+    states: {
+      ...clientMachineConfig.states,
+      awaitingProof: {
+        ...clientMachineConfig.states.awaitingProof,
+        on: {
+          ...clientMachineConfig.states.awaitingProof.on,
+          END: {
+            target: 'resumptionFailed',
+            actions: { type: 'decide', params: { outcome: 'resumption-failed', code: 'unproven' } },
+          },
+        },
+      },
+    },
+  }),
+};
+
+/** The old rule 6 without a cursor: after a reconnect without Last-Event-ID any first id passes. */
+const acceptsNoCursor: MachineMutant = {
+  name: 'accepts-no-cursor',
+  description:
+    'a reconnect without Last-Event-ID is judged like any other, and any first id after it passes',
+  machine: clientMachine.provide({ guards: { noCursor: never } }),
+};
+
+/** Id-less data is taken for a keepalive: it neither taints the cursor nor fails a reconnect. */
+const idlessIsKeepalive: MachineMutant = {
+  name: 'idless-is-keepalive',
+  description: 'reads data without an id as a keepalive, so a reconnect after it looks provable',
+  machine: clientMachine.provide({
+    guards: { idlessSinceCursor: never },
+    actions: { acceptData: assign({}) } as never,
+  }),
+};
+
 /** Every machine mutant, in the order of the docs. */
 export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   offByOneFloor,
@@ -117,4 +159,7 @@ export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   ignoresEpoch,
   keepaliveIsProof,
   acceptsSkip,
+  failsEmptyPoll,
+  acceptsNoCursor,
+  idlessIsKeepalive,
 ];

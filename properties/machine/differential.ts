@@ -143,6 +143,7 @@ export const observation: fc.Arbitrary<Observation> = fc.oneof(
   {
     arbitrary: fc.constantFrom<Observation>(
       { type: 'KEEPALIVE' },
+      { type: 'DATA' },
       { type: 'IDLE_TIMEOUT' },
       { type: 'PROOF_TIMEOUT' },
       { type: 'DISCONNECT' },
@@ -190,7 +191,12 @@ export const reconnectEpisode: fc.Arbitrary<Observation[]> = fc
     observation.filter((o) => o.type === 'RESPONSE'),
     fc.array(
       fc.oneof(
-        fc.constantFrom<Observation>({ type: 'KEEPALIVE' }, { type: 'PROOF_TIMEOUT' }),
+        fc.constantFrom<Observation>(
+          { type: 'KEEPALIVE' },
+          { type: 'PROOF_TIMEOUT' },
+          { type: 'END' },
+          { type: 'DATA' },
+        ),
         observation,
       ),
       { maxLength: 4 },

@@ -15,6 +15,7 @@ export function pathEvents(snapshot: ClientSnapshot): Observation[] {
   const events: Observation[] = [
     { type: 'OPEN', status: 200, epoch: 'e1' },
     { type: 'OPEN', status: 503 },
+    { type: 'DATA' },
     { type: 'KEEPALIVE' },
     { type: 'IDLE_TIMEOUT' },
     { type: 'PROOF_TIMEOUT' },

@@ -78,6 +78,8 @@ function oneReconnectEvents(snapshot: ClientSnapshot): Observation[] {
     { type: 'RESPONSE', status: 200, epoch: 'e2' },
     { type: 'KEEPALIVE' },
     { type: 'PROOF_TIMEOUT' },
+    { type: 'END' },
+    { type: 'DATA' },
     { type: 'EVENT', id: base + 1 },
     { type: 'EVENT', id: base + 2 },
     { type: 'EVENT', id: base },
@@ -106,6 +108,7 @@ async function runAgainstAdapter(path: (typeof shortest)[number]): Promise<void>
     events: {
       OPEN: observe,
       EVENT: observe,
+      DATA: observe,
       KEEPALIVE: observe,
       IDLE_TIMEOUT: observe,
       PROOF_TIMEOUT: observe,

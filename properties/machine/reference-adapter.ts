@@ -10,7 +10,13 @@
  * - an event of another stream is not an event of this stream: it fails the reconnect;
  * - no response before a disconnect / proof timeout, and a reconnect without a cursor, fail;
  * - where the seed fails an empty stream although a declared floor covers the cursor, the
- *   adapter reports `delayed`: the one documented deviation (the model follows the seed's text).
+ *   adapter reports `delayed`: a documented deviation (the model follows the seed's text);
+ * - where the seed fails an empty stream that the server ended cleanly, the adapter polls (MCP
+ *   2025-11-25 lets a server close a stream at will): unproven, failed only when the proof
+ *   timer fires, or on the next reconnect's evidence;
+ * - id-less data: delivered on an accepted stream, but no later reconnect can be proven until an
+ *   event with an id follows; before any proof it fails the reconnect (the seed's events all
+ *   carry ids, so it has no word for them).
  */
 import type { ClientStateName } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
@@ -48,6 +54,7 @@ export class ReferenceAdapter {
   private cursor: number | null = null;
   private stream: string | null = null;
   private epoch: string | null = null;
+  private idless = false;
 
   private decide(outcome: Outcome, phase: Phase): void {
     this.outcome = outcome;
@@ -64,6 +71,7 @@ export class ReferenceAdapter {
 
   private accept(id: number, stream: string | undefined): void {
     this.cursor = id;
+    this.idless = false;
     this.stream = this.stream ?? stream ?? null;
   }
 
@@ -71,17 +79,21 @@ export class ReferenceAdapter {
     const p = this.phase;
     const streamOpen = p === 'streaming' || p === 'resumed' || p === 'delayed';
     const canReconnect =
-      streamOpen || ['stalled', 'closed', 'resumptionFailed', 'sessionLost'].includes(p);
+      streamOpen || ['stalled', 'closed', 'polling', 'resumptionFailed', 'sessionLost'].includes(p);
     switch (o.type) {
-      case 'OPEN':
-        if (o.status === 200 && (p === 'connecting' || (canReconnect && !streamOpen))) {
+      case 'OPEN': {
+        // A poll is still being judged: like a pending reconnect, it does not take a new stream.
+        const opens = p === 'connecting' || (canReconnect && !streamOpen && p !== 'polling');
+        if (o.status === 200 && opens) {
           this.phase = 'streaming';
           this.outcome = null;
           this.cursor = null;
           this.stream = null;
+          this.idless = false;
           this.epoch = o.epoch ?? null;
         }
         return;
+      }
       case 'EVENT':
         if (p === 'streaming' || p === 'resumed') {
           if (this.foreign(o.stream)) return this.fail();
@@ -96,6 +108,10 @@ export class ReferenceAdapter {
           this.decide('resumed', 'resumed');
         }
         return;
+      case 'DATA':
+        if (p === 'streaming' || p === 'resumed') this.idless = true;
+        else if (p === 'awaitingProof' || p === 'delayed') this.fail();
+        return;
       case 'KEEPALIVE':
         return;
       case 'IDLE_TIMEOUT':
@@ -104,14 +120,16 @@ export class ReferenceAdapter {
       case 'END':
       case 'DISCONNECT':
         if (streamOpen) this.phase = 'closed';
+        else if (p === 'awaitingProof' && o.type === 'END') this.phase = 'polling';
         else if (p === 'reconnecting' || p === 'awaitingProof') this.fail();
         return;
       case 'PROOF_TIMEOUT':
-        if (p === 'reconnecting' || p === 'awaitingProof') this.fail();
+        if (p === 'reconnecting' || p === 'awaitingProof' || p === 'polling') this.fail();
         return;
       case 'RECONNECT':
         if (!canReconnect) return;
-        if (o.cursor === null && this.cursor !== null) return this.fail();
+        // No cursor, no resumption; nor after id-less data that no cursor can name.
+        if (o.cursor === null || this.idless) return this.fail();
         this.cursor = o.cursor ?? this.cursor;
         this.stream = o.stream ?? this.stream;
         this.outcome = null;

@@ -11,7 +11,8 @@ import { SEED } from '../support/seed.js';
 
 /** One generated step, before rendering to a line. */
 export type Step =
-  | { k: 'event'; delta: number; asString: boolean }
+  | { k: 'event'; delta: number; asString: boolean; priming: boolean }
+  | { k: 'poll' }
   | { k: 'idless' }
   | { k: 'keepalive' }
   | { k: 'idle' }
@@ -32,6 +33,8 @@ const event = fc.record({
   k: fc.constant('event' as const),
   delta: fc.constantFrom(1, 1, 1, 1, 1, 2, 3, 0, -1),
   asString: fc.boolean(),
+  // A priming event (MCP 2025-11-25): an id with empty data; it counts like any id.
+  priming: fc.boolean(),
 });
 const simple = (k: 'idless' | 'keepalive' | 'idle' | 'disconnect' | 'end') =>
   fc.constant({ k } as Step);
@@ -66,6 +69,8 @@ function stepArb(withOpens: boolean): fc.Arbitrary<Step> {
     { weight: 1, arbitrary: simple('idle') },
     { weight: 1, arbitrary: simple('disconnect') },
     { weight: 1, arbitrary: simple('end') },
+    // A poll: the server ends the stream, the client reconnects with the same cursor, 200.
+    { weight: 2, arbitrary: fc.constant({ k: 'poll' } as Step) },
     { weight: 3, arbitrary: reconnect },
     { weight: 3, arbitrary: response },
     { weight: 2, arbitrary: decision },
@@ -85,9 +90,17 @@ export function render(steps: readonly Step[], first: 'open' | 'none'): string[]
       case 'event': {
         const id = Math.max(0, last + s.delta);
         last = id;
-        lines.push(JSON.stringify({ type: 'event', id: s.asString ? String(id) : id }));
+        const line: Record<string, unknown> = { type: 'event', id: s.asString ? String(id) : id };
+        if (s.priming) line['data'] = '';
+        lines.push(JSON.stringify(line));
         break;
       }
+      case 'poll':
+        if (!reconnected) break;
+        lines.push('{"type":"end"}');
+        lines.push(JSON.stringify({ type: 'reconnect', cursor }));
+        lines.push('{"type":"response","status":200}');
+        break;
       case 'idless':
         lines.push('{"type":"event","data":"ping"}');
         break;

@@ -33,7 +33,7 @@ function heldOutput(out: Write) {
   };
 }
 
-const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern REGEX]
+const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern REGEX] [--proof-budget MS]
 
 Checks a trace recorded from an MCP client: did it ever accept a reconnect it could not
 prove? Every reconnect is decided by the client machine (docs/model.md) on the lines between
@@ -44,7 +44,10 @@ Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "
 (ms) is optional everywhere; unknown fields are ignored; blank lines are skipped.
   {"type":"open","status":200,"epoch":"e1"}       stream opened (status default 200, epoch optional)
   {"type":"event","id":41}                        SSE event; id = integer or decimal string;
-                                                  optional stream, kind, data; no id = proves nothing
+                                                  optional stream, kind, data (a priming event is
+                                                  an id with empty data: it counts like any id)
+  {"type":"event","data":"..."}                   id-less data: delivered, never replayable; a
+                                                  reconnect after it (before the next id) fails
   {"type":"keepalive"}                            bytes without an id (comment, id-less ping)
   {"type":"idle-timeout"}  {"type":"disconnect"}  {"type":"end"}   (end: the server ended the stream)
   {"type":"reconnect","cursor":41}                reconnect with Last-Event-ID (null: none sent);
@@ -60,6 +63,9 @@ Without an open before the first line that needs a stream, the stream is taken a
 Expected outcome: the first of resumed, resumption-failed or session-lost that the machine
 reaches in the window; delayed if it stays delayed until the window closes; a reconnect still
 unproven when the window closes (next reconnect, end of trace) is resumption-failed.
+Polling: when the server ends a resumed stream before any event, the next reconnect with the
+same cursor continues one episode, judged as one (delayed on an intermediate poll is ok); a
+reconnect without Last-Event-ID is never resumed or delayed (rule 0).
 
 Verdicts: ok; unsafe-accept (said resumed or delayed, oracle says resumption-failed or
 session-lost); false-alarm (escalated, oracle says resumed or delayed); misclassified (the other
@@ -73,6 +79,9 @@ Options:
   --strict            false-alarm and misclassified are violations too
   --id-pattern REGEX  read sequence numbers out of opaque ids with a named group (?<seq>\\d+),
                       and optionally (?<stream>...): e.g. '^(?<stream>.+)_(?<seq>\\d+)$'
+  --proof-budget MS   an episode still unproven MS ms (by the lines' "t" fields) after its first
+                      reconnect has failed; default: no budget, an episode is judged when its
+                      window closes (a "t" that is not a number is then bad input)
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
 false-alarm, misclassified); 2 bad input, one line naming the line: invalid JSON, unknown type,
@@ -93,6 +102,7 @@ export const checkCommand: Command = {
         json: { type: 'boolean' },
         strict: { type: 'boolean' },
         'id-pattern': { type: 'string' },
+        'proof-budget': { type: 'string' },
       },
       true,
     );
@@ -111,10 +121,27 @@ export const checkCommand: Command = {
         throw new UsageError(`check: ${(e as Error).message}`);
       }
     }
+    let proofBudget: number | undefined;
+    const budgetText = values['proof-budget'];
+    if (typeof budgetText === 'string') {
+      if (!/^\d+$/.test(budgetText) || !Number.isSafeInteger(Number(budgetText))) {
+        throw new UsageError(
+          `check: --proof-budget must be a whole number of milliseconds, got ${JSON.stringify(budgetText)}`,
+        );
+      }
+      proofBudget = Number(budgetText);
+    }
     if (source === '-' && !io.stdin) throw new UsageError('check: no standard input to read');
     const out = heldOutput(io.out);
     const render = (values.json ? jsonRenderer : textRenderer)((t) => out.write(t));
-    const checker = new TraceChecker({ idPattern, strict: values.strict === true }, render);
+    const checker = new TraceChecker(
+      {
+        idPattern,
+        strict: values.strict === true,
+        ...(proofBudget !== undefined ? { proofBudget } : {}),
+      },
+      render,
+    );
     try {
       await forEachLine(openTraceSource(source, io.stdin), (line) => checker.push(line));
     } catch (e) {

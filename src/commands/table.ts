@@ -18,7 +18,7 @@ export function renderTable(): string {
   lines.push('Decision boundary of the client machine (model/client-machine.ts)');
   lines.push('');
   lines.push('Rules for one reconnect with cursor c, applied in this order:');
-  RULES.forEach((r, i) => lines.push(`  ${i + 1}. ${r}`));
+  RULES.forEach((r, i) => lines.push(`  ${i}. ${r}`));
   lines.push('');
   lines.push('Transitions that decide (read off the machine definition):');
   lines.push(
@@ -31,7 +31,7 @@ export function renderTable(): string {
       `  ${pad(t.source, 18)}${pad(t.event, 14)}${pad(t.guard ?? '(otherwise)', 22)}${pad(
         t.target ?? t.source,
         20,
-      )}${pad(t.decides.outcome, 19)}${rule === 0 ? 'continuity' : rule} (${t.decides.code})`,
+      )}${pad(t.decides.outcome, 19)}${rule} (${t.decides.code})`,
     );
   }
   lines.push('');

@@ -6,10 +6,17 @@
  * does. It holds no rule of its own: what is resumed, delayed or failed is the machine's
  * decision.
  *
+ * Polling (MCP 2025-11-25): a resumed stream that the server ends before any event leaves the
+ * machine in `polling`, and a next reconnect with the same cursor continues the same *episode*
+ * instead of closing the window. An episode is judged as one: every reconnect of it gets the
+ * episode's outcome; a `delayed` decision on a poll that is not the episode's last is the
+ * waiting that polling is, and is never a violation. With `proofBudget` and `t` fields, an
+ * episode still unproven more than that many ms after its first reconnect has failed.
+ *
  * Memory is constant in the length of the trace: a reconnect is reported (and forgotten) when
- * its window closes. What it keeps: the machine's snapshot, the reconnect being judged, the
- * last id received per stream, and the breaks found while a window is open (so that reports
- * come out in line order).
+ * its window closes. What it keeps: the machine's snapshot, the episode being judged (one small
+ * record per poll), the last id received per stream, and the breaks found while a window is
+ * open (so that reports come out in line order).
  */
 import { PENDING_STATES, type ClientMachine } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
@@ -38,6 +45,12 @@ export interface CheckOptions {
   machine?: ClientMachine;
   /** How the machine is run (./engine.ts); `compiled` unless a test compares the two. */
   engine?: EngineName;
+  /**
+   * Proof budget in ms, measured on the lines' `t` fields from an episode's first reconnect:
+   * an episode still unproven past it has failed (rule 7). Without it (or without `t`), an
+   * episode is unproven until its window closes.
+   */
+  proofBudget?: number;
 }
 
 /** Where the streaming checker sends its findings, in line order. */
@@ -49,6 +62,10 @@ export interface CheckSink {
   /** A reconnect whose cursor is ahead of the last id received. */
   cursorAhead?(c: CursorAheadReport): void;
 }
+
+/** The note given once when a trace has events without an id. */
+export const IDLESS_NOTE =
+  'events without an id are id-less data (DATA): delivered, never replayable, and a reconnect after one cannot be proven; before version 0.2 check read them as keepalives';
 
 /** States whose stream the machine has accepted and no reconnect is being judged in. */
 const ACCEPTED_STREAM_STATES: readonly string[] = ['streaming', 'resumed'];
@@ -64,17 +81,30 @@ interface Decided {
   line: number;
 }
 
-/** The reconnect whose judgement window is open. */
-interface OpenReconnect {
+/** One reconnect of an episode. */
+interface Poll {
   line: number;
   cursor: number | null;
   stream?: string;
+  actual?: Outcome;
+  decisionLine?: number;
+}
+
+/**
+ * The episode whose judgement window is open: one reconnect, or several with one cursor when
+ * the server ended each resumed stream before any event (polling).
+ */
+interface OpenReconnect {
+  /** The reconnects of the episode, in order; decisions go to the last one. */
+  polls: Poll[];
+  /** `t` of the episode's first reconnect, when the budget is measured. */
+  startT?: number;
   /** The first decisive outcome (resumed, resumption-failed, session-lost). */
   decided: Decided | null;
   /** The machine said delayed: kept unless a decisive outcome follows in the window. */
   delayed: Decided | null;
-  actual?: Outcome;
-  decisionLine?: number;
+  /** Line at which the proof budget ran out, if it did. */
+  budgetLine?: number;
 }
 
 type Finding = { kind: 'break'; value: BreakReport } | { kind: 'ahead'; value: CursorAheadReport };
@@ -125,7 +155,7 @@ export function observationOf(l: TraceLine): Observation | null {
         ? { type: 'OPEN', status: l.status }
         : { type: 'OPEN', status: l.status, epoch: l.epoch };
     case 'event':
-      if (l.id === undefined) return { type: 'KEEPALIVE' };
+      if (l.id === undefined) return { type: 'DATA' };
       return l.stream === undefined
         ? { type: 'EVENT', id: l.id }
         : { type: 'EVENT', id: l.id, stream: l.stream };
@@ -165,7 +195,9 @@ export class TraceChecker {
   private readonly engine: Engine;
   private readonly idPattern: IdPattern | undefined;
   private readonly strict: boolean;
+  private readonly budget: number | undefined;
   private snap: MachineState;
+  private readonly notes: string[] = [];
   private lineNo = 0;
   private current: OpenReconnect | null = null;
   private held: Finding[] = [];
@@ -187,6 +219,15 @@ export class TraceChecker {
     this.idPattern =
       options.idPattern === undefined ? undefined : compileIdPattern(options.idPattern);
     this.strict = options.strict ?? false;
+    if (
+      options.proofBudget !== undefined &&
+      !(Number.isFinite(options.proofBudget) && options.proofBudget >= 0)
+    ) {
+      throw new Error(
+        `proofBudget must be a non-negative number of ms, got ${options.proofBudget}`,
+      );
+    }
+    this.budget = options.proofBudget;
     this.snap = this.engine.initial();
   }
 
@@ -198,14 +239,17 @@ export class TraceChecker {
   /** Reads one line of the trace. */
   push(text: string): void {
     const line = ++this.lineNo;
-    const l = parseTraceLine(text, line, this.idPattern);
+    const l = parseTraceLine(text, line, this.idPattern, this.budget !== undefined);
     if (l === null) return;
+    if (l.t !== undefined) this.checkBudget(line, l.t);
     switch (l.type) {
-      case 'decision':
-        if (!this.current) throw new TraceInputError(line, 'decision with no reconnect before it');
-        this.current.actual = l.outcome;
-        this.current.decisionLine = line;
+      case 'decision': {
+        const poll = this.current?.polls[this.current.polls.length - 1];
+        if (!poll) throw new TraceInputError(line, 'decision with no reconnect before it');
+        poll.actual = l.outcome;
+        poll.decisionLine = line;
         return;
+      }
       case 'response':
         if (!this.current) throw new TraceInputError(line, 'response with no reconnect before it');
         break;
@@ -215,18 +259,27 @@ export class TraceChecker {
           this.lastByStream.clear();
         }
         break;
-      case 'reconnect':
-        this.closeWindow(line, 'the next reconnect');
-        this.openStreamIfNone(line);
+      case 'reconnect': {
+        const poll: Poll = { line, cursor: l.cursor };
+        if (l.stream !== undefined) poll.stream = l.stream;
+        if (this.continuesEpisode(poll)) {
+          this.current!.polls.push(poll);
+        } else {
+          this.closeWindow(line, 'the next reconnect');
+          this.openStreamIfNone(line);
+          this.current = { polls: [poll], decided: null, delayed: null };
+          if (l.t !== undefined) this.current.startT = l.t;
+        }
         this.checkCursor(line, l.cursor, l.stream);
         this.counts.reconnects++;
-        this.current = { line, cursor: l.cursor, decided: null, delayed: null };
-        if (l.stream !== undefined) this.current.stream = l.stream;
         break;
+      }
       case 'event':
         if (l.id !== undefined) {
           this.lastOverall = l.id;
           this.lastByStream.set(l.stream ?? '', l.id);
+        } else if (this.notes.length === 0) {
+          this.notes.push(`line ${line}: ${IDLESS_NOTE}`);
         }
         this.openStreamIfNone(line);
         break;
@@ -251,8 +304,29 @@ export class TraceChecker {
       cursorAhead: c.cursorAhead,
       violations,
       strict: this.strict,
+      ...(this.notes.length > 0 ? { notes: [...this.notes] } : {}),
       exitCode: violations > 0 ? 1 : 0,
     };
+  }
+
+  /**
+   * A reconnect continues the open episode when the machine is polling (the server ended the
+   * resumed stream before any event) and it sends the same cursor, on the same stream.
+   */
+  private continuesEpisode(poll: Poll): boolean {
+    const cur = this.current;
+    if (!cur || cur.decided || this.snap.value !== 'polling') return false;
+    const last = cur.polls[cur.polls.length - 1]!;
+    return poll.cursor === last.cursor && poll.stream === last.stream;
+  }
+
+  /** The proof budget ran out before this line: the unproven episode has failed. */
+  private checkBudget(line: number, t: number): void {
+    const cur = this.current;
+    if (this.budget === undefined || !cur || cur.decided || cur.startT === undefined) return;
+    if (!PENDING.includes(this.snap.value) || t - cur.startT <= this.budget) return;
+    cur.budgetLine = line;
+    this.observe(PROOF_TIMEOUT, line);
   }
 
   /** A line that needs a stream, before any stream was opened: the stream is taken as open. */
@@ -307,44 +381,71 @@ export class TraceChecker {
     else this.sink.cursorAhead?.(f.value);
   }
 
-  /** Closes the judgement window of the reconnect being judged, and reports it. */
+  /** Closes the judgement window of the episode being judged, and reports its reconnects. */
   private closeWindow(line: number, by: string): void {
     const cur = this.current;
     if (!cur) return;
     const settles = !cur.decided && PENDING.includes(this.snap.value);
     if (settles) this.observe(PROOF_TIMEOUT, line);
     const d = cur.decided ?? cur.delayed;
+    const first = cur.polls[0]!;
     if (!d) {
       throw new Error(
-        `the machine left the reconnect of line ${cur.line} undecided in state ${this.snap.value}`,
+        `the machine left the reconnect of line ${first.line} undecided in state ${this.snap.value}`,
       );
     }
     let text = d.text;
-    if (settles && d === cur.decided) {
+    if (cur.budgetLine !== undefined && d === cur.decided && d.line === cur.budgetLine) {
+      text += ` (the proof budget of ${this.budget} ms from line ${first.line} ran out by line ${cur.budgetLine})`;
+    } else if (settles && d === cur.decided) {
       text += ` (still unproven when the judgement window closed at line ${line}: ${by})`;
     } else if (d.outcome === 'delayed') {
       text += ` (no event before the judgement window closed at line ${line}: ${by})`;
     }
-    const verdict = verdictOf(d.outcome, cur.actual);
-    const r: ReconnectReport = {
-      line: cur.line,
-      cursor: cur.cursor,
-      ...(cur.stream !== undefined ? { stream: cur.stream } : {}),
-      expected: d.outcome,
-      ...(cur.actual !== undefined ? { actual: cur.actual } : {}),
-      verdict,
-      reason: verdictText(verdict, d.outcome, cur.actual, text),
-      code: d.code,
-      rule: d.code === null ? null : RULE_OF[d.code],
-      decidedAt: d.line,
-      ...(cur.decisionLine !== undefined ? { decisionLine: cur.decisionLine } : {}),
-    };
-    this.counts.expected[d.outcome]++;
-    this.counts.verdicts[verdict]++;
+    const n = cur.polls.length;
+    const lastLine = cur.polls[n - 1]!.line;
+    cur.polls.forEach((poll, i) => {
+      // Waiting on a poll that the episode went on from is what polling is: never a violation.
+      const waited = i < n - 1 && poll.actual === 'delayed';
+      const verdict = waited ? 'ok' : verdictOf(d.outcome, poll.actual);
+      const reason = waited
+        ? `the implementation waited (delayed) on an empty poll and polled again with the same cursor: ok; the episode is judged at its last reconnect (line ${lastLine}), where the oracle says ${d.outcome}: ${text}`
+        : verdictText(verdict, d.outcome, poll.actual, text);
+      const episode =
+        n === 1
+          ? ''
+          : ` [poll ${i + 1} of ${n} with cursor ${poll.cursor}, lines ${cur.polls.map((p) => p.line).join(', ')}: one episode]`;
+      this.report(poll, d, verdict, reason + episode, { first: first.line, polls: n });
+    });
     this.current = null;
-    this.sink.reconnect?.(r);
     const held = this.held;
     this.held = [];
     for (const f of held) this.deliver(f);
+  }
+
+  private report(
+    poll: Poll,
+    d: Decided,
+    verdict: Verdict,
+    reason: string,
+    episode: { first: number; polls: number },
+  ): void {
+    const r: ReconnectReport = {
+      line: poll.line,
+      cursor: poll.cursor,
+      ...(poll.stream !== undefined ? { stream: poll.stream } : {}),
+      expected: d.outcome,
+      ...(poll.actual !== undefined ? { actual: poll.actual } : {}),
+      verdict,
+      reason,
+      code: d.code,
+      rule: d.code === null ? null : RULE_OF[d.code],
+      decidedAt: d.line,
+      ...(poll.decisionLine !== undefined ? { decisionLine: poll.decisionLine } : {}),
+      ...(episode.polls > 1 ? { episode } : {}),
+    };
+    this.counts.expected[d.outcome]++;
+    this.counts.verdicts[verdict]++;
+    this.sink.reconnect?.(r);
   }
 }

@@ -48,7 +48,7 @@ export type TraceLineType = (typeof TRACE_LINE_TYPES)[number];
 /** A parsed trace line. Field names follow the format; ids are already sequence numbers. */
 export type TraceLine =
   | { type: 'open'; status: number; epoch?: string }
-  /** `id` absent: an event without an id (proves nothing, like a keepalive). */
+  /** `id` absent: id-less data, delivered but never replayable (the `DATA` observation). */
   | { type: 'event'; id?: number; stream?: string }
   | { type: 'keepalive' }
   | { type: 'idle-timeout' }
@@ -58,6 +58,9 @@ export type TraceLine =
   | { type: 'reconnect'; cursor: number | null; stream?: string }
   | { type: 'response'; status: number; floor?: number; epoch?: string; durable?: boolean }
   | { type: 'decision'; outcome: Outcome };
+
+/** A parsed trace line with its time stamp (`t`, ms), when one was read. */
+export type TimedTraceLine = TraceLine & { t?: number };
 
 /** Reads sequence numbers (and, optionally, stream names) out of opaque string ids. */
 export interface IdPattern {
@@ -207,13 +210,15 @@ export function isBlank(text: string): boolean {
 
 /**
  * Parses one line of a v1 trace. Returns `null` for a blank line. Throws a
- * {@link TraceInputError} for bad input.
+ * {@link TraceInputError} for bad input. With `readTime`, a `t` field is read too (it must be
+ * a finite number of milliseconds) and returned on the line; without it `t` is ignored.
  */
 export function parseTraceLine(
   text: string,
   line: number,
   idPattern?: IdPattern,
-): TraceLine | null {
+  readTime = false,
+): TimedTraceLine | null {
   const src = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let value: unknown;
   try {
@@ -226,7 +231,17 @@ export function parseTraceLine(
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TraceInputError(line, `a trace line must be a JSON object, got ${show(value)}`);
   }
-  const r = new Reader(line, value as Record<string, unknown>, idPattern);
+  const obj = value as Record<string, unknown>;
+  const parsed = parseObject(new Reader(line, obj, idPattern));
+  const t = obj['t'];
+  if (!readTime || t === undefined || t === null) return parsed;
+  if (typeof t !== 'number' || !Number.isFinite(t)) {
+    throw new TraceInputError(line, `t must be a number of milliseconds, got ${show(t)}`);
+  }
+  return { ...parsed, t };
+}
+
+function parseObject(r: Reader): TraceLine {
   const type = r.obj['type'];
   switch (type) {
     case 'open': {

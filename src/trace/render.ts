@@ -29,7 +29,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
 export function renderReconnect(r: ReconnectReport): string {
   const stream = r.stream === undefined ? '' : ` on stream ${r.stream}`;
   const cursor = r.cursor === null ? 'no Last-Event-ID' : `cursor ${r.cursor}`;
-  const rule = r.rule === null ? '' : r.rule === 0 ? `${r.code}, ` : `rule ${r.rule}, ${r.code}, `;
+  const rule = r.rule === null ? '' : `rule ${r.rule}, ${r.code}, `;
   const actual =
     r.actual === undefined ? '(no decision line)' : `${r.actual} (line ${r.decisionLine})`;
   return [
@@ -64,6 +64,7 @@ export function renderSummary(s: CheckSummary, exitCode: number): string {
     `  verdicts  ${verdicts}`,
     `  ${plural(s.breaks, 'break')}, ${plural(s.cursorAhead, 'cursor', 'cursors')} ahead`,
     `  ${plural(s.violations, 'violation')}${s.strict ? ' (strict)' : ''}: exit ${exitCode}`,
+    ...(s.notes ?? []).map((n) => `  note: ${n}`),
     '',
   ].join('\n');
 }

@@ -34,12 +34,17 @@ export interface ReconnectReport {
   reason: string;
   /** The machine's reason code for `expected` (which rule decided). */
   code: ReasonCode | null;
-  /** Rule number of `code` (docs/model.md; 0 for continuity and cursor-dropped). */
+  /** Rule number of `code` (docs/model.md; 0: no cursor, no resumption). */
   rule: number | null;
   /** Line at which the oracle's outcome was reached (the window's close for delayed/timeouts). */
   decidedAt: number;
   /** Line of the implementation's last `decision` for this reconnect. */
   decisionLine?: number;
+  /**
+   * Present when the reconnect is one poll of an episode of several (same cursor, each
+   * resumed stream ended before any event): the episode's first reconnect line and its size.
+   */
+  episode?: { first: number; polls: number };
 }
 
 /** A continuity break inside a stream the machine had accepted. */
@@ -76,6 +81,8 @@ export interface CheckSummary {
   /** Violations that set exit status 1 (`--strict` counts false alarms and misclassifications). */
   violations: number;
   strict: boolean;
+  /** Notes about how lines were read (present only when there is one). */
+  notes?: string[];
 }
 
 /** The checker's full report. */
