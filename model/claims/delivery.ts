@@ -15,10 +15,12 @@ export const delivery: Claim = {
     if (w.truth.sessionLostAt !== null) return notApplicable('the session was really lost');
     const c = w.client;
     const n = w.cfg.N;
-    const ok = c.delivered.length === n && c.delivered.every((e, i) => e.id === i + 1);
+    // Priming events share the stream's id sequence: every id once, in order, N of them tools.
+    const tools = c.delivered.filter((e) => !e.priming).length;
+    const ok = tools === n && c.delivered.every((e, i) => e.id === i + 1);
     if (c.done === 'complete' && ok) return HELD;
     return broke(
-      `delivered ${c.delivered.length} of ${n} events and ended ${c.done ?? 'undecided'}${c.error ? ` (${c.error})` : ''}`,
+      `delivered ${tools} of ${n} tool events and ended ${c.done ?? 'undecided'}${c.error ? ` (${c.error})` : ''}`,
     );
   },
 };

@@ -31,7 +31,7 @@ const ignoresFloorMachine: ClientMachine = clientMachine.provide({
 
 /** Reconnects without Last-Event-ID are not flagged, and start from no cursor at all. */
 const dropsCursorMachine: ClientMachine = clientMachine.provide({
-  guards: { cursorDropped: () => false },
+  guards: { cursorDropped: () => false, noCursor: () => false },
   actions: {
     beginReconnect: assign(({ context, event }: { context: ClientContext; event: unknown }) => {
       const ev = event as ReconnectObservation;
@@ -79,5 +79,17 @@ export const CLIENT_MUTANTS: readonly ClientMutant[] = [
     description:
       'after an empty resumed stream it reconnects without Last-Event-ID and accepts what comes',
     subject: { machine: dropsCursorMachine, behaviour: { dropsCursorAfterEmptyResume: true } },
+  },
+  {
+    name: 'fails-empty-poll',
+    description:
+      'fails every resumed stream that the server ends before any event: polling (MCP 2025-11-25) is taken for loss',
+    subject: { machine: machineMutant('fails-empty-poll') },
+  },
+  {
+    name: 'accepts-no-cursor',
+    description:
+      'a reconnect without Last-Event-ID (nothing received yet) is judged like any other: any first id passes',
+    subject: { machine: machineMutant('accepts-no-cursor') },
   },
 ];

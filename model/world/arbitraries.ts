@@ -25,6 +25,8 @@ export const WORLD_KINDS: readonly WorldKind[] = [
   'break:timeoutAboveKeepalive',
   'break:readDecoupled',
   'break:durableOr404',
+  'break:cursorAtEveryReconnect',
+  'break:proofWithinBudget',
 ];
 
 /** A command of the world as a fast-check command (the model is unused: the world is real). */
@@ -54,6 +56,16 @@ const timing = fc.record({
   policy: fc.constantFrom('honest' as const, 'honest-reject' as const),
   ring: fc.option(fc.integer({ min: 2, max: 16 }), { nil: null, freq: 2 }),
   pace: fc.constantFrom(0, 100, 1_000, 5_000),
+  // The polling server (0: never closes) and what it proves a resumed stream with.
+  Q: fc.constantFrom(0, 0, 500, 5_000),
+  // Rarer than the defaults: without an acknowledgment every drop while a reconnect is
+  // unproven breaks proofWithinBudget, and without priming an early reconnect has no cursor.
+  ack: fc.oneof({ weight: 13, arbitrary: fc.constant(true) }, fc.constant(false)),
+  priming: fc.oneof(
+    { weight: 20, arbitrary: fc.constant('open' as const) },
+    { weight: 6, arbitrary: fc.constant('all' as const) },
+    fc.constant('none' as const),
+  ),
 });
 
 /** Valid configurations: D x I exceeds the longest back-off or idle wait, T > K, decoupled. */
@@ -75,6 +87,11 @@ export const validConfig: fc.Arbitrary<WorldConfig> = timing.map((t) => {
     durable: t.durable,
     onRestart: '404',
     policy: t.policy,
+    Q: t.Q,
+    ack: t.ack,
+    priming: t.priming,
+    // Without an acknowledgment, the tool's silences must fit in the proof budget.
+    ...(t.ack ? {} : { P: Math.max(t.P, 60_000) }),
   };
 });
 
@@ -99,6 +116,9 @@ export const anyConfig: fc.Arbitrary<WorldConfig> = fc.record({
     'not-durable' as const,
   ),
   policy: fc.constantFrom(...POLICIES),
+  Q: fc.constantFrom(0, 0, 500, 5_000),
+  ack: fc.constantFrom(true, true, false),
+  priming: fc.constantFrom('open' as const, 'open' as const, 'all' as const, 'none' as const),
 });
 
 /** The configurations of a kind. */
@@ -140,6 +160,14 @@ export function configArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
       );
     case 'break:durableOr404':
       return validConfig.map((c) => ({ ...c, durable: false, onRestart: 'recreate' as const }));
+    case 'break:cursorAtEveryReconnect':
+      return validConfig.map((c) => ({ ...c, priming: 'none' as const }));
+    case 'break:proofWithinBudget':
+      return validConfig.chain((c) =>
+        fc
+          .record({ P: fc.constantFrom(1_000, 2_000), Q: fc.constantFrom(0, 500) })
+          .map((r) => ({ ...c, ...r, ack: false, priming: 'open' as const })),
+      );
   }
 }
 

@@ -15,6 +15,8 @@ import type { StepCache } from './machine-cache.js';
 export interface ClientPort {
   /** Virtual time now. */
   now(): number;
+  /** The client is about to reconnect with this cursor (before its machine judges it). */
+  reconnecting(cursor: number | null): void;
   /** `GET` with `Last-Event-ID: cursor`: the response headers; a 200 opens the stream. */
   reconnect(cursor: number | null): ResponseObservation;
   /** The client closes its connection. */
@@ -38,6 +40,10 @@ export interface ClientState {
   behaviour: ClientBehaviour;
   /** Id of the last event delivered to the application (0: the primed start of the stream). */
   cursor: number;
+  /** The client has a cursor to send: the stream was primed, or an event arrived. */
+  hasCursor: boolean;
+  /** When the current episode of reconnects began (its proof budget runs from here). */
+  episodeStart: number | null;
   /** Every event delivered to the application, in order. */
   delivered: EventFrame[];
   /** The client believes its connection is open. */
@@ -70,12 +76,15 @@ export function newClient(
   behaviour: ClientBehaviour,
   epoch: string,
   port: ClientPort,
+  primed = true,
 ): ClientState {
   const c: ClientState = {
     cache,
     snap: cache.initial,
     behaviour,
     cursor: 0,
+    hasCursor: primed,
+    episodeStart: null,
     delivered: [],
     connected: true,
     appSaturated: false,
@@ -140,7 +149,8 @@ function markEmptyResume(c: ClientState): void {
 function streamEnded(c: ClientState, cfg: WorldConfig, now: number): void {
   if (c.done !== null) return;
   c.connected = false;
-  c.proofAt = null;
+  // A poll keeps its episode's proof budget running; anything else has no proof pending.
+  if (clientState(c) !== 'polling') c.proofAt = null;
   c.reconnectAt = now + cfg.R;
 }
 
@@ -164,6 +174,7 @@ export function readFrame(c: ClientState, f: Frame, cfg: WorldConfig, port: Clie
   if (TAKES_EVENTS.has(before) && ACCEPTING.has(clientState(c))) {
     c.delivered.push(f);
     c.cursor = f.id;
+    c.hasCursor = true;
     c.eventsSinceReconnect++;
     c.appBacklog++;
     if (f.result && f.stream === TOOL_STREAM) {
@@ -201,7 +212,8 @@ export function idleTimeout(c: ClientState, cfg: WorldConfig, port: ClientPort):
 export function proofTimeout(c: ClientState, port: ClientPort): void {
   c.proofAt = null;
   const s = clientState(c);
-  if (s === 'reconnecting' || s === 'awaitingProof') feed(c, { type: 'PROOF_TIMEOUT' }, port);
+  if (s === 'reconnecting' || s === 'awaitingProof' || s === 'polling')
+    feed(c, { type: 'PROOF_TIMEOUT' }, port);
 }
 
 /** Reconnects now with `Last-Event-ID: cursor` (dropping the current connection if open). */
@@ -215,11 +227,15 @@ export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): v
     if (c.done !== null) return;
   }
   if (c.connected) disconnect(c, port);
-  const cursor = c.forgetCursor ? null : c.cursor;
+  const cursor = c.forgetCursor || !c.hasCursor ? null : c.cursor;
   c.forgetCursor = false;
+  // A poll (the server ended the resumed stream before any event) goes on with its episode.
+  const polls = clientState(c) === 'polling';
+  port.reconnecting(cursor);
   feed(c, { type: 'RECONNECT', cursor, stream: TOOL_STREAM }, port);
   if (c.done !== null) return;
   const now = port.now();
+  if (!polls || c.episodeStart === null) c.episodeStart = now;
   const response = port.reconnect(cursor);
   c.connected = response.status === 200;
   c.lastByteAt = now;
@@ -227,6 +243,6 @@ export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): v
   c.eventsSinceReconnect = 0;
   feed(c, response, port);
   if (c.done !== null) return;
-  if (clientState(c) === 'awaitingProof') c.proofAt = now + cfg.P;
+  if (clientState(c) === 'awaitingProof') c.proofAt = c.episodeStart + cfg.P;
   if (!c.connected) streamEnded(c, cfg, now);
 }

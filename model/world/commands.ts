@@ -35,7 +35,7 @@ export function describeCommand(c: WorldCommand): string {
 
 function emitTool(w: World): void {
   const s = w.server;
-  if (!s.toolAlive || s.head >= w.cfg.N) {
+  if (!s.toolAlive || s.toolEvents >= w.cfg.N) {
     note(w, 'server', 'tool has nothing more to emit');
     return;
   }
@@ -65,6 +65,7 @@ export function applyCommand(w: World, c: WorldCommand): void {
     }
     case 'Restart': {
       const wasUp = w.net.up;
+      if (wasUp) w.truth.drops.push(w.clock.now);
       w.net.up = false;
       w.net.socket = [];
       restart(w.server, w.cfg, w.clock.now, w.truth);
@@ -95,6 +96,8 @@ export function applyCommand(w: World, c: WorldCommand): void {
       return;
     case 'Reconnect':
       note(w, 'client', 'reconnects');
+      // The client abandons an open stream: for the proof it had pending, a drop.
+      if (w.net.up) w.truth.drops.push(w.clock.now);
       reconnect(w.client, w.cfg, w.port);
       return;
   }
@@ -111,7 +114,7 @@ export function quiesce(w: World): void {
   const wait = Math.max(w.cfg.K, w.cfg.T, w.cfg.P, w.cfg.R) + 1;
   const rounds = w.cfg.N + 8;
   for (let i = 0; i < rounds && w.client.done === null; i++) {
-    if (w.server.toolAlive && w.server.head < w.cfg.N) emitTool(w);
+    if (w.server.toolAlive && w.server.toolEvents < w.cfg.N) emitTool(w);
     else advance(w, wait);
   }
   if (w.client.done === null) advance(w, wait);

@@ -47,8 +47,16 @@ export interface WorldConfig {
   I: number;
   /** Client reconnect back-off after a disconnect or an ended stream. */
   R: number;
-  /** Client proof timeout: how long a 200 without floor may stay unproven. */
+  /**
+   * Client proof budget: how long a reconnect without a declared floor may stay unproven,
+   * measured from the first reconnect of its episode (polls with the same cursor share it).
+   */
   P: number;
+  /**
+   * The polling server (MCP 2025-11-25): it ends a resumed stream on which it has written
+   * nothing for Q ms, and the client reconnects with the same cursor. 0: it never does.
+   */
+  Q: number;
   /** Events the tool emits; the last one is its result. */
   N: number;
   /** The keepalive loop shares the event writer (blocks behind a full socket) or not. */
@@ -67,6 +75,15 @@ export interface WorldConfig {
   onRestart: '404' | 'recreate' | 'new-epoch' | 'not-durable';
   /** How the server answers a reconnect for a session it knows. */
   policy: PolicyName;
+  /** The honest server states its replay floor (the replay acknowledgment) in its answer. */
+  ack: boolean;
+  /**
+   * Priming events (MCP 2025-11-25: an id with empty data, stored like any event): `none`, the
+   * opening stream gives the client no cursor until its first event; `open`, the opening stream
+   * is primed (the client starts at cursor 0); `all`, every resumed stream is primed too, with
+   * the next sequential id after the replay, so that a poll with nothing new still proves.
+   */
+  priming: 'none' | 'open' | 'all';
 }
 
 /** The seed's deployment: 64-event ring, 15 s keepalives, 90 s idle timer, coupled read path. */
@@ -78,6 +95,7 @@ export const SEED_CONFIG: WorldConfig = {
   I: 0,
   R: 1_000,
   P: 30_000,
+  Q: 0,
   N: 200,
   keepalive: 'shared',
   read: 'coupled',
@@ -85,6 +103,8 @@ export const SEED_CONFIG: WorldConfig = {
   durable: false,
   onRestart: '404',
   policy: 'head',
+  ack: true,
+  priming: 'open',
 };
 
 /** A configuration under which every condition of validity can hold. */
@@ -97,7 +117,7 @@ export const DEFAULT_CONFIG: WorldConfig = {
   policy: 'honest',
 };
 
-const NUMERIC = ['D', 'K', 'T', 'B', 'I', 'R', 'P', 'N'] as const;
+const NUMERIC = ['D', 'K', 'T', 'B', 'I', 'R', 'P', 'Q', 'N'] as const;
 const CHOICES: Record<string, readonly string[]> = {
   keepalive: ['shared', 'independent'],
   read: ['coupled', 'decoupled'],
@@ -105,6 +125,8 @@ const CHOICES: Record<string, readonly string[]> = {
   durable: ['true', 'false'],
   onRestart: ['404', 'recreate', 'new-epoch', 'not-durable'],
   policy: POLICIES,
+  ack: ['true', 'false'],
+  priming: ['none', 'open', 'all'],
 };
 
 /**
@@ -136,7 +158,8 @@ export function parseConfig(text: string, base: WorldConfig = DEFAULT_CONFIG): W
     if (!choices) throw new Error(`unknown config key ${JSON.stringify(key)}`);
     if (!choices.includes(value))
       throw new Error(`config ${key} must be one of ${choices.join('|')}, got ${value}`);
-    (out as unknown as Record<string, unknown>)[key] = key === 'durable' ? value === 'true' : value;
+    (out as unknown as Record<string, unknown>)[key] =
+      key === 'durable' || key === 'ack' ? value === 'true' : value;
   }
   return out;
 }
@@ -151,6 +174,7 @@ export function formatConfig(c: WorldConfig): string {
     `I=${c.I}`,
     `R=${c.R}`,
     `P=${c.P}`,
+    `Q=${c.Q}`,
     `N=${c.N}`,
     `keepalive=${c.keepalive}`,
     `read=${c.read}`,
@@ -158,5 +182,7 @@ export function formatConfig(c: WorldConfig): string {
     `durable=${c.durable}`,
     `onRestart=${c.onRestart}`,
     `policy=${c.policy}`,
+    `ack=${c.ack}`,
+    `priming=${c.priming}`,
   ].join(',');
 }

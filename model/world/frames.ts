@@ -13,6 +13,8 @@ export interface EventFrame {
   emittedAt: number;
   /** `true` for the tool's terminal result. */
   result: boolean;
+  /** `true` for a priming event: an id with empty data, stored like any event. */
+  priming?: boolean;
 }
 
 /** An SSE comment (`: keepalive`): bytes without an id. */

@@ -20,6 +20,10 @@ export interface ReconnectTruth {
   status: number;
   /** The replay floor the server declared, if any. */
   declaredFloor: number | null;
+  /** The server primed the resumed stream (a priming event after the replay). */
+  primed: boolean;
+  /** When the client's episode began: its first reconnect with this cursor (polls share it). */
+  episodeStart: number;
 }
 
 /** One firing of the client's idle timer. */
@@ -39,6 +43,10 @@ export interface GroundTruth {
   evicted: number[];
   /** Every reconnect request the server received. */
   reconnects: ReconnectTruth[];
+  /** Reconnects the client made without a Last-Event-ID (it may not even send them). */
+  cursorlessReconnects: number;
+  /** When a fault dropped the connection (a network drop or a restart). */
+  drops: number[];
   /** Every firing of the client's idle timer. */
   idle: IdleTruth[];
   /** The session was really lost (a restart without a durable store), and when. */
@@ -60,6 +68,8 @@ export function newTruth(epoch: string): GroundTruth {
     epoch,
     evicted: [],
     reconnects: [],
+    cursorlessReconnects: 0,
+    drops: [],
     idle: [],
     sessionLostAt: null,
     restarts: [],

@@ -35,11 +35,16 @@ export const UNREPLAYABLE_STATUS = 416;
 
 const after = (log: readonly EventFrame[], c: number): EventFrame[] => log.filter((e) => e.id > c);
 
-function honest(s: ServerState, c: number | null): Answer {
+/**
+ * Replays every retained event after the cursor, then goes live; an evicted cursor gets its
+ * floor and an ended stream. With `ack` (the replay acknowledgment) it states its floor.
+ */
+function honest(s: ServerState, c: number | null, cfg: WorldConfig): Answer {
   const floor = floorOf(s);
+  const ack = cfg.ack ? { floor } : {};
   if (c === null) return { status: 200, epoch: s.epoch, frames: [], live: true };
-  if (c + 1 < floor) return { status: 200, floor, epoch: s.epoch, frames: [END], live: false };
-  return { status: 200, floor, epoch: s.epoch, frames: after(s.log, c), live: true };
+  if (c + 1 < floor) return { status: 200, ...ack, epoch: s.epoch, frames: [END], live: false };
+  return { status: 200, ...ack, epoch: s.epoch, frames: after(s.log, c), live: true };
 }
 
 const evicted = (s: ServerState, c: number | null): c is number => c !== null && c + 1 < floorOf(s);
@@ -57,12 +62,12 @@ function reverseSameTick(events: EventFrame[]): EventFrame[] {
   return out;
 }
 
-type KnownSession = (s: ServerState, c: number | null) => Answer;
+type KnownSession = (s: ServerState, c: number | null, cfg: WorldConfig) => Answer;
 
 const KNOWN: Record<PolicyName, KnownSession> = {
   honest,
-  'honest-reject': (s, c) =>
-    evicted(s, c) ? { status: UNREPLAYABLE_STATUS, frames: [], live: false } : honest(s, c),
+  'honest-reject': (s, c, cfg) =>
+    evicted(s, c) ? { status: UNREPLAYABLE_STATUS, frames: [], live: false } : honest(s, c, cfg),
   // The seed's first variant: 200, no floor, stream from the head.
   head: (s, c) => ({
     status: 200,
@@ -71,21 +76,21 @@ const KNOWN: Record<PolicyName, KnownSession> = {
   }),
   'restart-404': honest,
   'restart-empty-200': honest,
-  'partial-from-floor': (s, c) =>
-    evicted(s, c) ? { status: 200, frames: [...s.log], live: true } : honest(s, c),
-  'reorder-same-tick': (s, c) => {
-    const a = honest(s, c);
+  'partial-from-floor': (s, c, cfg) =>
+    evicted(s, c) ? { status: 200, frames: [...s.log], live: true } : honest(s, c, cfg),
+  'reorder-same-tick': (s, c, cfg) => {
+    const a = honest(s, c, cfg);
     return a.live ? { ...a, frames: reverseSameTick(a.frames as EventFrame[]) } : a;
   },
-  'other-stream': (s, c) => {
-    const a = honest(s, c);
+  'other-stream': (s, c, cfg) => {
+    const a = honest(s, c, cfg);
     const foreign = c === null ? [] : after(s.otherLog, c);
     return foreign.length === 0 ? a : { ...a, frames: [...foreign, ...a.frames] };
   },
-  'evicted-as-known': (s, c) =>
+  'evicted-as-known': (s, c, cfg) =>
     evicted(s, c)
       ? { status: 200, floor: c + 1, epoch: s.epoch, frames: [...s.log], live: true }
-      : honest(s, c),
+      : honest(s, c, cfg),
 };
 
 /**
@@ -113,5 +118,5 @@ export function answerReconnect(
     }
     return { status: 404, frames: [], live: false };
   }
-  return KNOWN[policy](s, req.cursor);
+  return KNOWN[policy](s, req.cursor, cfg);
 }

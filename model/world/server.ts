@@ -24,8 +24,10 @@ export interface ServerState {
   toolAlive: boolean;
   /** Retained events of the tool's stream, ids floor..head, oldest first. */
   log: EventFrame[];
-  /** Id of the latest tool event (0: none yet). */
+  /** Id of the latest event of the tool's stream, priming events included (0: none yet). */
   head: number;
+  /** Tool events emitted so far (the N-th is the result). */
+  toolEvents: number;
   /** Retained events of the other stream. */
   otherLog: EventFrame[];
   lastEmitAt: number;
@@ -38,6 +40,8 @@ export interface ServerState {
   /** A shared-writer keepalive is waiting in `out` (the keepalive loop is blocked on it). */
   keepaliveBlocked: boolean;
   nextKeepaliveAt: number;
+  /** When a polling server ends the open resumed stream unless it writes first (`Infinity`: never). */
+  closeAt: number;
 }
 
 /** A server whose tool has just started, under epoch `e1`. */
@@ -51,6 +55,7 @@ export function newServer(): ServerState {
     toolAlive: true,
     log: [],
     head: 0,
+    toolEvents: 0,
     otherLog: [],
     lastEmitAt: -Infinity,
     connected: false,
@@ -58,6 +63,7 @@ export function newServer(): ServerState {
     out: [],
     keepaliveBlocked: false,
     nextKeepaliveAt: Infinity,
+    closeAt: Infinity,
   };
 }
 
@@ -74,27 +80,58 @@ export function emit(
   now: number,
   truth: GroundTruth,
 ): EventFrame | null {
-  if (!s.toolAlive || s.head >= cfg.N) return null;
-  const id = s.head + 1;
+  if (!s.toolAlive || s.toolEvents >= cfg.N) return null;
+  s.toolEvents++;
+  const frame = append(s, cfg, now, truth, s.toolEvents === cfg.N, false);
+  if (s.toolEvents > 1) {
+    const gap = now - s.lastEmitAt;
+    if (gap < truth.minEventInterval) truth.minEventInterval = gap;
+  }
+  s.lastEmitAt = now;
+  if (s.connected && s.live) {
+    s.out.push({ frame, queuedAt: now });
+    if (Number.isFinite(s.closeAt)) s.closeAt = now + cfg.Q;
+  }
+  return frame;
+}
+
+/** Appends the next id of the tool's stream to the log (evicting past the ring's depth). */
+function append(
+  s: ServerState,
+  cfg: WorldConfig,
+  now: number,
+  truth: GroundTruth,
+  result: boolean,
+  priming: boolean,
+): EventFrame {
   const frame: EventFrame = {
     k: 'event',
-    id,
+    id: s.head + 1,
     stream: TOOL_STREAM,
     epoch: s.epoch,
     emittedAt: now,
-    result: id === cfg.N,
+    result,
+    ...(priming ? { priming } : {}),
   };
-  s.head = id;
-  if (id > 1) {
-    const gap = now - (truth.emittedAt[id - 1] ?? now);
-    if (gap < truth.minEventInterval) truth.minEventInterval = gap;
-  }
+  s.head = frame.id;
   truth.emittedAt.push(now);
-  s.lastEmitAt = now;
   s.log.push(frame);
   if (cfg.D !== null && s.log.length > cfg.D) evictOldest(s, truth);
-  if (s.connected && s.live) s.out.push({ frame, queuedAt: now });
   return frame;
+}
+
+/**
+ * A priming event (MCP 2025-11-25): the next sequential id with empty data, stored like any
+ * event, written when a stream opens. On a resumed stream it follows the replay, so its id is
+ * the cursor's successor exactly when nothing was missed: it proves a poll with nothing new.
+ */
+export function prime(
+  s: ServerState,
+  cfg: WorldConfig,
+  now: number,
+  truth: GroundTruth,
+): EventFrame {
+  return append(s, cfg, now, truth, false, true);
 }
 
 /** An event of the other stream of the session (never for the tool's connection). */
@@ -128,6 +165,7 @@ export function dropConnection(s: ServerState): void {
   s.out = [];
   s.keepaliveBlocked = false;
   s.nextKeepaliveAt = Infinity;
+  s.closeAt = Infinity;
 }
 
 /** Opens a connection whose writer starts with `frames`; the keepalive loop starts with it. */

@@ -24,11 +24,18 @@ import {
 } from './client.js';
 import { newClock, type VirtualClock } from './clock.js';
 import type { PolicyName, WorldConfig } from './config.js';
-import { KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
+import { END, KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
 import { newTruth, type GroundTruth } from './ground-truth.js';
 import { stepCache, type StepCache } from './machine-cache.js';
 import { answerReconnect } from './policies.js';
-import { dropConnection, floorOf, newServer, openConnection, type ServerState } from './server.js';
+import {
+  dropConnection,
+  floorOf,
+  newServer,
+  openConnection,
+  prime,
+  type ServerState,
+} from './server.js';
 import type { Actor, TimelineEntry } from './timeline.js';
 
 /** The network between server and client: one connection's socket buffer. */
@@ -97,6 +104,9 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
   const sessionAlive = s.sessionKnown && !s.recreated;
   const answer = answerReconnect(s, w.cfg, w.policy, { cursor, stream: TOOL_STREAM });
   const retained = cursor === null || cursor + 1 >= floor;
+  const primed =
+    w.cfg.priming === 'all' && answer.live && cursor !== null && sessionAlive && !s.recreated;
+  if (primed) answer.frames = [...answer.frames, prime(s, w.cfg, now, w.truth)];
   w.truth.reconnects.push({
     t: now,
     cursor,
@@ -106,6 +116,8 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
     retained,
     status: answer.status,
     declaredFloor: answer.floor ?? null,
+    primed,
+    episodeStart: w.client.episodeStart ?? now,
   });
   if (cursor !== null && sessionAlive && cursor < s.head) {
     const outage = now - (w.truth.emittedAt[cursor + 1] ?? now);
@@ -113,7 +125,9 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
   }
   if (w.timeline !== null) {
     const ids = answer.frames.map((f) =>
-      f.k === 'event' ? `${f.stream === TOOL_STREAM ? '' : f.stream + ':'}${f.id}` : f.k,
+      f.k === 'event'
+        ? `${f.stream === TOOL_STREAM ? '' : f.stream + ':'}${f.id}${f.priming ? '(priming)' : ''}`
+        : f.k,
     );
     note(
       w,
@@ -123,8 +137,11 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
   }
   w.net.socket = [];
   w.net.up = answer.status === 200;
-  if (w.net.up) openConnection(s, w.cfg, now, answer.frames, answer.live);
-  else dropConnection(s);
+  if (w.net.up) {
+    openConnection(s, w.cfg, now, answer.frames, answer.live);
+    // The polling server ends a resumed stream it has written nothing on for Q ms.
+    if (answer.live && w.cfg.Q > 0) s.closeAt = now + w.cfg.Q;
+  } else dropConnection(s);
   const r: ResponseObservation = { type: 'RESPONSE', status: answer.status };
   if (answer.floor !== undefined) r.floor = answer.floor;
   if (answer.epoch !== undefined) r.epoch = answer.epoch;
@@ -135,6 +152,9 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
 function portOf(w: World, cache: StepCache): ClientPort {
   return {
     now: () => w.clock.now,
+    reconnecting: (cursor) => {
+      if (cursor === null) w.truth.cursorlessReconnects++;
+    },
     reconnect: (cursor) => serveReconnect(w, cursor),
     close: () => closeConnection(w),
     observed: (o: Observation, before: ClientSnapshot, after: ClientSnapshot) => {
@@ -179,7 +199,7 @@ export function createWorld(cfg: WorldConfig, options: WorldOptions = {}): World
     dropsCursorAfterEmptyResume: false,
     ...options.behaviour,
   };
-  w.client = newClient(cache, behaviour, server.epoch, w.port);
+  w.client = newClient(cache, behaviour, server.epoch, w.port, cfg.priming !== 'none');
   return w;
 }
 
@@ -233,6 +253,16 @@ function keepaliveTick(w: World): void {
   s.out.push({ frame: KEEPALIVE, queuedAt: w.clock.now });
 }
 
+/** The polling server ends the idle resumed stream: an END after what it has queued. */
+function closeIdleStream(w: World): void {
+  const s = w.server;
+  s.closeAt = Infinity;
+  s.live = false;
+  s.out.push({ frame: END, queuedAt: w.clock.now });
+  note(w, 'server', `ends the resumed stream: nothing written for ${w.cfg.Q} ms (polling)`);
+  pump(w, true);
+}
+
 const KEEPALIVE_OBSERVATION = { type: 'KEEPALIVE' } as const;
 
 /**
@@ -249,7 +279,13 @@ function skipQuietKeepalives(w: World, end: number): void {
   if (c.cache.step(c.snap, KEEPALIVE_OBSERVATION) !== c.snap) return;
   const idle = idleDeadline(c, w.cfg);
   const idleLimit = c.behaviour.idleOn === 'bytes' && w.cfg.T > K ? Infinity : idle;
-  const limit = Math.min(end, c.proofAt ?? Infinity, c.reconnectAt ?? Infinity, idleLimit);
+  const limit = Math.min(
+    end,
+    c.proofAt ?? Infinity,
+    c.reconnectAt ?? Infinity,
+    idleLimit,
+    s.closeAt,
+  );
   const m = Math.floor((limit - s.nextKeepaliveAt) / K);
   if (!(m >= 1) || !Number.isFinite(m)) return;
   const last = s.nextKeepaliveAt + (m - 1) * K;
@@ -269,12 +305,14 @@ export function advance(w: World, ms: number): void {
     const idle = idleDeadline(c, w.cfg);
     const proof = c.proofAt ?? Infinity;
     const rec = c.done === null ? (c.reconnectAt ?? Infinity) : Infinity;
-    const next = Math.min(ka, idle, proof, rec);
+    const close = w.server.connected ? w.server.closeAt : Infinity;
+    const next = Math.min(ka, idle, proof, rec, close);
     if (next > end || firings > 10_000) {
       w.clock.now = end;
       return;
     }
     if (next > w.clock.now) w.clock.now = next;
+    if (close <= w.clock.now) closeIdleStream(w);
     if (ka <= w.clock.now) {
       keepaliveTick(w);
       pump(w, true);
@@ -297,6 +335,7 @@ export function advance(w: World, ms: number): void {
 /** The network drops the connection; the client notices unless the drop is silent. */
 export function disconnectNetwork(w: World, silent: boolean): void {
   if (!w.net.up) return;
+  w.truth.drops.push(w.clock.now);
   closeConnection(w);
   if (!silent) noticeDisconnect(w.client, w.cfg, w.port);
 }

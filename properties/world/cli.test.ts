@@ -33,7 +33,7 @@ describe('explore and mutants commands', () => {
   test.each([
     [['explore', '--seconds', 'x']],
     [['explore', '--runs', '0']],
-    [['explore', '--config', 'Q=1']],
+    [['explore', '--config', 'Z=1']],
     [['explore', '--kind', 'nope']],
     [['explore', '--mutant', 'nope']],
     [['explore', '--bogus']],

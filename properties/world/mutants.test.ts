@@ -19,6 +19,8 @@ const EXPECTED: Record<string, string[]> = {
   'keepalive-is-proof': ['NoSilentPartialResult'],
   'idle-on-app-thread': ['NoFalseAlarm'],
   'drops-cursor': ['NoUnprovenAcceptance', 'NoFalseAlarm'],
+  'fails-empty-poll': ['NoFalseAlarm'],
+  'accepts-no-cursor': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
   head: ['NoFalseAlarm'],
   'restart-404': ['NoFalseAlarm'],
   'restart-empty-200': ['NoFalseAlarm'],

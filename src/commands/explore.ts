@@ -31,9 +31,14 @@ Options:
   --runs N           explore N worlds instead of a time budget
   --seed N           fast-check seed (default: fresh; always printed)
   --config K=V,...   a fixed world configuration over the defaults, e.g.
-                     D=64,K=15000,T=90000,B=8,I=2000,R=1000,P=30000,N=30,
+                     D=64,K=15000,T=90000,B=8,I=2000,R=1000,P=30000,Q=0,N=30,
                      keepalive=shared|independent,read=coupled|decoupled,idleOn=bytes|events,
-                     durable=true|false,onRestart=404|recreate,policy=honest|head|...
+                     durable=true|false,onRestart=404|recreate|new-epoch|not-durable,
+                     policy=honest|honest-reject|head|..., ack=true|false,
+                     priming=none|open|all
+                     (Q: the polling server ends a resumed stream idle for Q ms, 0 never;
+                     ack: the honest server states its replay floor; priming: which streams
+                     start with a priming event; P: the proof budget of an episode)
   --kind KIND        worlds to generate: ${WORLD_KINDS.join(', ')} (default mixed)
   --mutant NAME      explore a mutant instead of the model's client
   --path P           replay: the counterexample path of a report (with --seed)
