@@ -69,7 +69,9 @@ export interface ContinuityGuardOptions {
   idleClock?: 'network' | 'wall';
   /**
    * How long (ms) a 200 reconnect may stay unproven (no acknowledgment with a floor, no event)
-   * before it is resumption-failed. Default 10000.
+   * before it is resumption-failed: the proof budget of an episode, measured from its first
+   * reconnect. When the server ends an unproven resumed stream (MCP 2025-11-25 polling), the
+   * client's next reconnect with the same cursor goes on with the same budget. Default 10000.
    */
   proofTimeoutMs?: number;
   /**
@@ -115,6 +117,10 @@ interface Track {
   plain: boolean;
   /** Number of the stream, for the trace. */
   id: number;
+  /** When the current episode of reconnects began (polls with one cursor share a budget). */
+  episodeStart: number;
+  /** Fails a poll whose client never reconnects before the episode's budget runs out. */
+  pollTimer?: NodeJS.Timeout;
 }
 
 function headersOf(input: Parameters<typeof fetch>[0], init?: RequestInit): Headers {
@@ -195,6 +201,9 @@ export function continuityGuard(
       const outcome = ctx.outcome ?? 'resumption-failed';
       if (enforce && track.reconnected) trace(track, { type: 'decision', outcome });
       options.onDecision?.({ outcome, reason: ctx.reason, cursor: track.lastId });
+    } else if (state === 'polling' && prev !== 'polling' && enforce && track.reconnected) {
+      // The server ended an unproven resumed stream: the guard waits for the next poll.
+      trace(track, { type: 'decision', outcome: 'delayed' });
     }
     if (!escalated) return null;
     track.failed = true;
@@ -292,7 +301,8 @@ export function continuityGuard(
           if (floor !== undefined) return forward(serialize(ev));
         }
         if (!ev.id) {
-          const e = record(track, { type: 'keepalive' });
+          // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6).
+          const e = record(track, { type: 'event' });
           if (e) return fail(e);
           return forward(serialize(ev));
         }
@@ -345,6 +355,7 @@ export function continuityGuard(
 
     const armProof = () => {
       clearTimeout(proofTimer);
+      const left = Math.max(0, track.episodeStart + proofTimeoutMs - Date.now());
       proofTimer = setTimeout(() => {
         const held = track.pendingStatus !== null ? flush() : null;
         const e = held ?? observe(track, { type: 'PROOF_TIMEOUT' });
@@ -356,7 +367,7 @@ export function continuityGuard(
         owesReconnect();
         controllerRef?.error(e);
         reader.cancel().catch(() => {});
-      }, proofTimeoutMs);
+      }, left);
       proofTimer.unref?.();
     };
 
@@ -377,6 +388,7 @@ export function continuityGuard(
         const e = record(track, { type: how === 'END' ? 'end' : 'disconnect' });
         if (e) fail(e);
       }
+      if (stateOf(track.snapshot) === 'polling' && proofTimeoutMs > 0) armPoll(track);
       owesReconnect();
     };
 
@@ -487,7 +499,21 @@ export function continuityGuard(
     reconnected: false,
     plain: false,
     id: nextTrackId++,
+    episodeStart: Date.now(),
   });
+
+  /**
+   * A poll: the server ended the unproven resumed stream. The client should reconnect with the
+   * same cursor; if the episode's budget runs out first, the episode has failed (rule 7).
+   */
+  const armPoll = (track: Track) => {
+    clearTimeout(track.pollTimer);
+    const left = Math.max(0, track.episodeStart + proofTimeoutMs - Date.now());
+    track.pollTimer = setTimeout(() => {
+      if (stateOf(track.snapshot) === 'polling') observe(track, { type: 'PROOF_TIMEOUT' });
+    }, left);
+    track.pollTimer.unref?.();
+  };
 
   const guarded = async (
     input: Parameters<typeof fetch>[0],
@@ -521,7 +547,13 @@ export function continuityGuard(
         }
         track.lastId = lastEventId;
       }
-      track.snapshot = settle(track.snapshot, machine);
+      // A poll (the same cursor after the server ended an unproven stream) goes on with its
+      // episode and its budget; any other reconnect closes the one before and starts anew.
+      clearTimeout(track.pollTimer);
+      if (stateOf(track.snapshot) !== 'polling') {
+        track.snapshot = settle(track.snapshot, machine);
+        track.episodeStart = Date.now();
+      }
       if (read === null) {
         const error = new StreamResumptionError(
           `cursor ${JSON.stringify(lastEventId)} carries no readable sequence: continuity cannot be proven`,
@@ -546,7 +578,9 @@ export function continuityGuard(
     } else if (method === 'GET' && waitingWithCursor.length > 0) {
       // A reconnect that dropped the cursor of an interrupted stream.
       track = waitingWithCursor.pop()!;
+      clearTimeout(track.pollTimer);
       track.snapshot = settle(track.snapshot, machine);
+      track.episodeStart = Date.now();
       track.reconnected = true;
       const e = record(track, { type: 'reconnect', cursor: null });
       if (e) throw e;
