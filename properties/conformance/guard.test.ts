@@ -194,6 +194,76 @@ describe('the rules, each able to fail', () => {
   });
 });
 
+describe('polling (MCP 2025-11-25) and id-less data', () => {
+  /** POST, then GET with cursor 3 until a stream delivers something or `polls` run out. */
+  async function poll(url: string, options: ContinuityGuardOptions, polls: number) {
+    const f = continuityGuard(fetch, { proofTimeoutMs: 2_000, ...options });
+    await drain(await f(url, { method: 'POST', body: '{}' }));
+    const headers = { accept: 'text/event-stream', 'last-event-id': '3' };
+    let body = '';
+    for (let i = 0; i < polls && !body.includes('id:'); i++) {
+      body = await drain(await f(url, { method: 'GET', headers }));
+    }
+    return body;
+  }
+
+  test('a server that ends two resumed streams empty, then sends cursor+1: resumed, no alarm', async () => {
+    let gets = 0;
+    const url = await serve(
+      scripted((_c, res) => {
+        gets++;
+        res.writeHead(200, SSE).end(gets < 3 ? ': keepalive\n\n' : ev(4));
+      }),
+    );
+    const decisions: string[] = [];
+    const body = await poll(url, { onDecision: (d) => decisions.push(d.outcome) }, 5);
+    expect(body).toContain('id: 4');
+    expect(gets).toBe(3);
+    expect(decisions).toEqual(['resumed']);
+  });
+
+  test('kill: with the fails-empty-poll mutant machine the first empty poll is refused', async () => {
+    const mutant = MACHINE_MUTANTS.find((m) => m.name === 'fails-empty-poll')!;
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end()));
+    expect((await failure(poll(url, { machine: mutant.machine }, 3)))?.code).toBe('unproven');
+  });
+
+  test('polls that end in a skip are refused (skip)', async () => {
+    let gets = 0;
+    const url = await serve(
+      scripted((_c, res) => res.writeHead(200, SSE).end(++gets < 2 ? '' : ev(9))),
+    );
+    expect((await failure(poll(url, {}, 3)))?.code).toBe('skip');
+  });
+
+  test('an episode that never proves fails when its budget runs out, across polls', async () => {
+    const url = await serve(scripted((_c, res) => res.writeHead(200, SSE).end()));
+    const failures: string[] = [];
+    await poll(url, { proofTimeoutMs: 200, onFailure: (e) => failures.push(e.code) }, 1);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(failures).toEqual(['unproven']);
+  });
+
+  test('id-less data on the first stream: a later reconnect cannot be proven (idless-data)', async () => {
+    const url = await serve((req, res) => {
+      res.writeHead(200, SSE);
+      if (req.method === 'POST') res.end(ev(1) + ev(2) + ev(3) + 'data: {"no":"id"}\n\n');
+      else res.end(ev(4));
+    });
+    expect((await failure(resumeThrough(url, {})))?.code).toBe('idless-data');
+  });
+
+  test('kill: with the idless-is-keepalive mutant machine that reconnect goes through', async () => {
+    const mutant = MACHINE_MUTANTS.find((m) => m.name === 'idless-is-keepalive')!;
+    const url = await serve((req, res) => {
+      res.writeHead(200, SSE);
+      if (req.method === 'POST') res.end(ev(1) + ev(2) + ev(3) + 'data: {"no":"id"}\n\n');
+      else res.end(ev(4));
+    });
+    expect(await resumeThrough(url, { machine: mutant.machine })).toContain('id: 4');
+  });
+});
+
 describe('timers and hostile servers stay bounded', { timeout: 30_000 }, () => {
   test('idle timer: silence on the wire errors the stream after idleTimeoutMs', async () => {
     const url = await serve((_req, res) => res.writeHead(200, SSE).write(ev(1)));
