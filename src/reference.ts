@@ -1,6 +1,6 @@
 /**
  * A TypeScript port of the seed's reference implementation
- * (shared/seed/000_8d11f0b6463be71f.txt), same shape and same semantics, with one correction:
+ * (the founding essay; its incident is told in docs/incident.md), same shape and same semantics, with one correction:
  * a first event at or below the cursor is reported as a *rewind* (the seed's message reports a
  * negative skip count). The other difference from the model (a declared floor never proves
  * anything here: an empty stream always fails) is kept on purpose and listed in
