@@ -64,7 +64,12 @@ export function mutantEntries(): MutantEntry[] {
     name: m.name,
     side: 'client',
     description: m.description,
-    probes: [{ kind: 'mixed', claims: CLAIMS, subject: m.subject }],
+    // Mixed worlds first; then valid worlds of a polling server, where a client that takes an
+    // empty poll for loss is seen (they are too rare among mixed worlds to count on).
+    probes: [
+      { kind: 'mixed', claims: CLAIMS, subject: m.subject },
+      { kind: 'polling', claims: CLAIMS, subject: m.subject },
+    ],
   }));
   const servers: MutantEntry[] = SERVER_MUTANTS.map((m) => ({
     name: m.name,

@@ -2,8 +2,9 @@
  * fast-check generators of worlds: configurations and command sequences. `valid` worlds are
  * built so that the conditions of validity can hold; `any` worlds range over everything,
  * faulty servers included; `promise` worlds are any worlds whose server declares `honest-reject`
- * and answers 404 after losing a session; `break:<condition>` worlds are valid except for that one condition
- * (EachConditionIsNecessary).
+ * and answers 404 after losing a session; `polling` worlds are valid worlds of a polling server
+ * without a replay acknowledgment; `break:<condition>` worlds are valid except for that one
+ * condition (EachConditionIsNecessary).
  */
 import fc from 'fast-check';
 import { applyCommand, describeCommand, type WorldCommand } from './commands.js';
@@ -12,7 +13,8 @@ import type { ConditionName } from './validity.js';
 import type { World } from './world.js';
 
 /** Which worlds to generate. */
-export type WorldKind = 'valid' | 'any' | 'mixed' | 'promise' | `break:${ConditionName}`;
+export type WorldKind =
+  'valid' | 'any' | 'mixed' | 'promise' | 'polling' | `break:${ConditionName}`;
 
 /** Every world kind (for `--help` texts and option checks). */
 export const WORLD_KINDS: readonly WorldKind[] = [
@@ -20,6 +22,7 @@ export const WORLD_KINDS: readonly WorldKind[] = [
   'any',
   'mixed',
   'promise',
+  'polling',
   'break:cursorInWindow',
   'break:honestServer',
   'break:timeoutAboveKeepalive',
@@ -57,7 +60,7 @@ const timing = fc.record({
   ring: fc.option(fc.integer({ min: 2, max: 16 }), { nil: null, freq: 2 }),
   pace: fc.constantFrom(0, 100, 1_000, 5_000),
   // The polling server (0: never closes) and what it proves a resumed stream with.
-  Q: fc.constantFrom(0, 0, 500, 5_000),
+  Q: fc.constantFrom(0, 0, 5_000, 30_000),
   // Rarer than the defaults: without an acknowledgment every drop while a reconnect is
   // unproven breaks proofWithinBudget, and without priming an early reconnect has no cursor.
   ack: fc.oneof({ weight: 13, arbitrary: fc.constant(true) }, fc.constant(false)),
@@ -90,8 +93,9 @@ export const validConfig: fc.Arbitrary<WorldConfig> = timing.map((t) => {
     Q: t.Q,
     ack: t.ack,
     priming: t.priming,
-    // Without an acknowledgment, the tool's silences must fit in the proof budget.
-    ...(t.ack ? {} : { P: Math.max(t.P, 60_000) }),
+    // Without an acknowledgment, the tool's silences must fit in the proof budget, and the
+    // server polls (as a 2025-11-25 server with an event store and retryInterval does).
+    ...(t.ack ? {} : { P: Math.max(t.P, 60_000), Q: t.Q || 5_000 }),
   };
 });
 
@@ -116,7 +120,7 @@ export const anyConfig: fc.Arbitrary<WorldConfig> = fc.record({
     'not-durable' as const,
   ),
   policy: fc.constantFrom(...POLICIES),
-  Q: fc.constantFrom(0, 0, 500, 5_000),
+  Q: fc.constantFrom(0, 0, 5_000, 30_000),
   ack: fc.constantFrom(true, true, false),
   priming: fc.constantFrom('open' as const, 'open' as const, 'all' as const, 'none' as const),
 });
@@ -130,6 +134,16 @@ export function configArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
       return anyConfig;
     case 'mixed':
       return fc.oneof(validConfig, anyConfig);
+    case 'polling':
+      // Valid worlds of a polling server without acknowledgment (MCP 2025-11-25 with an event
+      // store and retryInterval): empty resumed streams end, and the client must poll.
+      return validConfig.map((c) => ({
+        ...c,
+        ack: false,
+        priming: 'open' as const,
+        Q: c.Q || 5_000,
+        P: Math.max(c.P, 60_000),
+      }));
     case 'promise':
       return anyConfig.map((c) => ({
         ...c,
@@ -196,7 +210,12 @@ function commandArbs(kind: WorldKind): fc.Arbitrary<WorldCmd>[] {
   const f = faults;
   const base = [emit, emit, emit, advance, advance, f.drain, f.saturate, f.release];
   const faultsOf = [f.disconnect, f.reconnect, f.restart, f.other];
-  if (kind === 'valid' || kind === 'break:timeoutAboveKeepalive' || kind === 'break:honestServer')
+  if (
+    kind === 'valid' ||
+    kind === 'polling' ||
+    kind === 'break:timeoutAboveKeepalive' ||
+    kind === 'break:honestServer'
+  )
     return [...base, ...faultsOf];
   if (kind === 'break:readDecoupled') return [...base, f.saturate, ...faultsOf];
   if (kind === 'break:durableOr404') return [...base, ...faultsOf, f.restart];

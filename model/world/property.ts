@@ -36,6 +36,28 @@ export interface ExploreStats {
   states: Set<string>;
   /** Machine transitions taken (ids of `listTransitions`). */
   transitions: Set<string>;
+  /**
+   * Worlds with each server or client feature (`polling server`, `no acknowledgment`, `primed
+   * resumes`, `unprimed opening`) and worlds in which the client polled (a reconnect went on
+   * with the episode of the one before).
+   */
+  features: Record<string, number>;
+}
+
+/** Counts the features of a finished world into `stats`. */
+function countFeatures(w: World, stats: ExploreStats): void {
+  const f = stats.features;
+  const add = (k: string, yes: boolean) => {
+    if (yes) f[k] = (f[k] ?? 0) + 1;
+  };
+  add('polling server', w.cfg.Q > 0);
+  add('no acknowledgment', !w.cfg.ack);
+  add('primed resumes', w.cfg.priming === 'all');
+  add('unprimed opening', w.cfg.priming === 'none');
+  add(
+    'client polled',
+    w.truth.reconnects.some((r) => r.episodeStart < r.t),
+  );
 }
 
 /** Empty counters. */
@@ -48,6 +70,7 @@ export function newStats(): ExploreStats {
     held: {},
     states: new Set(),
     transitions: new Set(),
+    features: {},
   };
 }
 
@@ -152,6 +175,7 @@ export function worldProperty(
       if (options.onProgress && stats.runs % 1_000 === 0) options.onProgress(stats);
     }
     quiesce(w);
+    if (stats) countFeatures(w, stats);
     judge(w, claims, options.ignore, stats);
   });
 }

@@ -51,7 +51,10 @@ describe('controls: the same search does not kill the model or the honest server
       name: "the model's client",
       side: 'client',
       description: 'no mutation',
-      probes: [{ kind: 'mixed', claims: CLAIMS, subject: {} }],
+      probes: [
+        { kind: 'mixed', claims: CLAIMS, subject: {} },
+        { kind: 'polling', claims: CLAIMS, subject: {} },
+      ],
     },
     ...(['honest', 'honest-reject'] as const).map((policy): MutantEntry => ({
       name: `${policy} server`,

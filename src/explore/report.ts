@@ -40,6 +40,12 @@ export function formatExploreReport(r: ExploreReport): string {
   lines.push(
     `steps (commands): ${n(s.steps)} (average ${(s.steps / Math.max(1, s.runs)).toFixed(1)} per interleaving); machine observations: ${n(s.observations)}`,
   );
+  const feats = Object.entries(s.features);
+  if (feats.length > 0) {
+    lines.push(
+      `worlds with: ${feats.map(([k, v]) => `${k} ${n(v)}`).join(', ')} (see docs/world.md)`,
+    );
+  }
   lines.push('');
   lines.push('claims:');
   const broken = r.counterexample?.claim;
