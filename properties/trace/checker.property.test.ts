@@ -317,3 +317,35 @@ describe('each property kills its mutants', () => {
     expect([...seen].sort()).toEqual([false, true]);
   });
 });
+
+describe('the grammar generates every shape the rules distinguish', () => {
+  it('polling proven, polling into a skip, polling never proven, no cursor after id-less data, a priming event as proof', async () => {
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(oneSessionTrace, async (lines) => {
+        const report = await checkTrace(lines);
+        for (const r of report.reconnects) {
+          const polls = (r.episode?.polls ?? 1) > 1;
+          if (polls && r.code === 'successor') seen.add('poll-proven');
+          if (polls && r.code === 'skip') seen.add('poll-skip');
+          if (polls && r.code === 'unproven') seen.add('poll-unproven');
+          const before = lines.slice(0, r.line - 1);
+          if (r.code === 'no-cursor' && before.some((l) => l === '{"type":"event","data":"ping"}'))
+            seen.add('no-cursor-after-idless');
+          if (r.code === 'successor') {
+            const proof = lines[r.decidedAt - 1] ?? '';
+            if (proof.includes('"data":""')) seen.add('priming-proof');
+          }
+        }
+      }),
+      params(400),
+    );
+    expect([...seen].sort()).toEqual([
+      'no-cursor-after-idless',
+      'poll-proven',
+      'poll-skip',
+      'poll-unproven',
+      'priming-proof',
+    ]);
+  });
+});
