@@ -55,6 +55,24 @@ describe('claims of the model client', () => {
     });
   }
 
+  test('against a polling server without acknowledgment: no false alarm, every event delivered, and the client does poll', () => {
+    const polling = newStats();
+    checkWorlds({
+      name: 'PollingServer',
+      kind: 'polling',
+      claims: [claimNamed('NoFalseAlarm'), claimNamed('Delivery')],
+      numRuns: runs(1_000),
+      stats: polling,
+    });
+    // The claims must have applied (a drop while unproven breaks proofWithinBudget often in
+    // these worlds: about a third hold every condition), and the client must really have polled.
+    console.log(
+      `polling worlds: applied ${JSON.stringify(polling.applied)}, ${JSON.stringify(polling.features)}`,
+    );
+    expect(polling.applied['NoFalseAlarm'] ?? 0).toBeGreaterThanOrEqual(runs(1_000) * 0.2);
+    expect(polling.features['client polled'] ?? 0).toBeGreaterThanOrEqual(runs(1_000) * 0.05);
+  });
+
   test('an honest server that rejects unreplayable cursors keeps even a trusting client safe', () => {
     const trusting = MACHINE_MUTANTS.find((m) => m.name === 'accept-any-200')!.machine;
     checkWorlds({
