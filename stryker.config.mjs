@@ -1,0 +1,31 @@
+// @ts-check
+/**
+ * Mutation testing of the decision core: `npm run mutation` (not part of `npm test`; a run over
+ * all files below takes tens of minutes). Narrow it with `npm run mutation -- --mutate <file>`.
+ * The tests are the machine and trace suites only (vitest.mutation.config.ts), with a fixed
+ * seed. Reports: the score per file on the console, and reports/mutation/ (html, json).
+ *
+ * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ */
+const config = {
+  mutate: [
+    'model/guards.ts',
+    'model/client-machine.ts',
+    'model/reasons.ts',
+    'src/reference.ts',
+    'src/trace/checker.ts',
+    'src/trace/format.ts',
+    'src/trace/engine.ts',
+  ],
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutation.config.ts' },
+  coverageAnalysis: 'perTest',
+  reporters: ['clear-text', 'html', 'json', 'progress'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  clearTextReporter: { allowEmojis: false },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};
+
+export default config;

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * The test selection for `npm run mutation` (stryker.config.mjs): only the machine and trace
+ * suites, the ones that exercise the mutated files, with a fixed seed so that a mutant is
+ * killed (or survives) the same way on every run. `MCPR_SEED` in the environment still wins.
+ * (`MCPR_RUNS_SCALE` cannot go below 1, so the run counts stay those of `npm test`.)
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: ['properties/machine/**/*.test.ts', 'properties/trace/**/*.test.ts'],
+    env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
+  },
+});
