@@ -18,7 +18,7 @@ import type { CommandIO } from '../../src/cli-kit.js';
 import { main } from '../../src/cli.js';
 import { sdkV1Adapter } from '../../src/conformance/adapters/sdk.js';
 import { CLIENT_SCENARIOS, runClientCell } from '../../src/conformance/client-rows.js';
-import { idReaderFromPattern } from '../../src/conformance/continuity-guard.js';
+import { idReaderFromPattern } from '../../src/runtime/continuity-guard.js';
 import { CallFollower, RecordingClient, TraceRecorder } from '../../src/conformance/recorder.js';
 import { DOC_BEGIN, DOC_END } from '../../src/conformance/report.js';
 import { request } from '../../src/conformance/sse-client.js';

@@ -22,7 +22,10 @@ ground truth) and a verdict:
   silent loss  200, and messages never delivered (or out of order, or twice)
   leak         messages of another stream or session (another session: a security finding)
   hang         no answer within the bound
+  error        the harness could not run the scenario (the status and a body excerpt)
   n/a          not run, with the reason
+A stream whose events carry no ids is "not resumable": its reconnects are GETs without
+Last-Event-ID, never a cursor; messages lost across them are silent loss.
 Beside each cell, the trace oracle's classification of the recorded trace (format v1), and
 which one is wrong where they disagree.
 
@@ -34,7 +37,7 @@ Options:
   --only NAMES   comma-separated scenario names and/or implementation names (prefixes)
   --write FILE   replace the generated block of FILE (docs/conformance.md) with the report
 Exit status: 0; 1 when a reference row (ContinuityEventStore, continuityGuard) shows silent
-loss, leak or hang; 2 on bad input.`,
+loss, leak, hang or error; 2 on bad input.`,
   async run(argv, io) {
     const { values } = parseCommandArgs('conformance', argv, {
       json: { type: 'boolean' },

@@ -19,8 +19,8 @@ import {
   idReaderFromPattern,
   type ContinuityGuardOptions,
   type IdReader,
-} from './continuity-guard.js';
-import { CONTINUITY_ID_PATTERN } from './continuity-store.js';
+} from '../runtime/continuity-guard.js';
+import { CONTINUITY_ID_PATTERN } from '../runtime/continuity-store.js';
 import { checkTrace } from '../trace/check.js';
 import {
   bounded,
@@ -32,7 +32,12 @@ import {
 import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
 import { HoldControl } from './tool.js';
 import { describe as describeTruth, groundTruth, owed } from './truth.js';
-import type { CellVerdict, Delivered, ImplementationAdapter } from './types.js';
+import {
+  NoAnswerError,
+  type CellVerdict,
+  type Delivered,
+  type ImplementationAdapter,
+} from './types.js';
 import { packageVersion } from './versions.js';
 
 /** Which SDK client a row drives. */
@@ -355,7 +360,7 @@ export async function runClientCell(
           ? Promise.resolve()
           : new Promise<void>((resolve, reject) => {
               const timer = setTimeout(
-                () => reject(new Error(`progress ${i} never came`)),
+                () => reject(new NoAnswerError(`progress ${i} never came in ${timeoutMs} ms`)),
                 timeoutMs,
               );
               progressWaiters.set(i, () => {
@@ -425,8 +430,12 @@ export async function runClientCell(
       observed += `; the guard (observing only) would have raised: ${failures[0]!.code}`;
     }
   } catch (e) {
-    verdict = 'hang';
-    observed = `harness could not complete the scenario: ${e instanceof Error ? e.message : String(e)}`;
+    const message = e instanceof Error ? e.message : String(e);
+    verdict = e instanceof NoAnswerError ? 'hang' : 'error';
+    observed =
+      verdict === 'hang'
+        ? `no answer within the bound: ${message}`
+        : `could not run the scenario: ${message}`;
   } finally {
     control.releaseAll();
     abort.abort();

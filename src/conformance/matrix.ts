@@ -5,9 +5,15 @@
 import { checkTrace } from '../trace/check.js';
 import type { CheckReport } from '../trace/report.js';
 import { TraceRecorder } from './recorder.js';
-import { SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
+import { NOT_RESUMABLE, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
 import { HoldControl } from './tool.js';
-import type { CellResult, CellVerdict, IdCodec, ImplementationAdapter } from './types.js';
+import {
+  NoAnswerError,
+  type CellResult,
+  type CellVerdict,
+  type IdCodec,
+  type ImplementationAdapter,
+} from './types.js';
 
 /** Settings of a run. */
 export interface MatrixOptions {
@@ -47,6 +53,7 @@ export interface JudgedCell extends CellResult {
 /** An implementation to run: a fresh adapter per cell. */
 export interface ImplementationEntry {
   name: string;
+  /** A fresh adapter (not started yet); called once per cell. */
   make(): ImplementationAdapter;
 }
 
@@ -169,10 +176,16 @@ export async function runCell(
         ms: Date.now() - started,
       };
     } else {
+      // A reconnect without a cursor is a GET without Last-Event-ID, never a resumption: the
+      // harness sends the last id it received, so no cursor means the events carried none.
+      const noIds = run.reconnects.length > 0 && run.reconnects.every((r) => r.cursor === null);
       cell = {
         ...base,
         verdict: run.verdict,
-        observed: run.observed,
+        observed: noIds
+          ? `${NOT_RESUMABLE} (a GET without Last-Event-ID); ${run.observed}`
+          : run.observed,
+        ...(run.reason !== undefined ? { reason: run.reason } : {}),
         reconnects: run.reconnects,
         truth: run.truth,
         trace: trace.lines,
@@ -182,10 +195,13 @@ export async function runCell(
     }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
+    const hang = e instanceof NoAnswerError;
     cell = {
       ...base,
-      verdict: 'hang',
-      observed: `harness could not complete the scenario: ${message}`,
+      verdict: hang ? 'hang' : 'error',
+      observed: hang
+        ? `no answer within the bound: ${message}`
+        : `could not run the scenario: ${message}`,
       trace: trace.lines,
       ms: Date.now() - started,
     };
@@ -243,6 +259,7 @@ export function tally(cells: readonly JudgedCell[]): Record<CellVerdict, number>
     'silent loss': 0,
     leak: 0,
     hang: 0,
+    error: 0,
     'n/a': 0,
   };
   for (const c of cells) t[c.verdict] += 1;

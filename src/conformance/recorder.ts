@@ -4,7 +4,7 @@
  * client could observe, ids read through the implementation's id codec) and the ground truth
  * (which numbered messages arrived).
  */
-import { isReplayAck, type ReplayAck } from './continuity-store.js';
+import { isReplayAck, type ReplayAck } from '../runtime/continuity-store.js';
 import {
   request,
   type HttpAnswer,
@@ -13,7 +13,7 @@ import {
   type StreamLimits,
 } from './sse-client.js';
 import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
-import type { Delivered, IdCodec } from './types.js';
+import { bodyExcerpt, HarnessError, NoAnswerError, type Delivered, type IdCodec } from './types.js';
 
 /** The protocol version the recording client speaks (priming events need 2025-11-25). */
 export const PROTOCOL_VERSION = '2025-11-25';
@@ -100,9 +100,16 @@ export class RecordingClient {
   sessionId: string | undefined;
   private nextId = 1;
 
+  /**
+   * @param url The MCP endpoint.
+   * @param timeoutMs Bound on each request (ms).
+   * @param fetchFn The `fetch` the client sends with.
+   * @param limits Bounds on each SSE stream it reads.
+   */
   constructor(
     readonly url: string,
     readonly timeoutMs = 3000,
+    /** The `fetch` the client sends with. */
     readonly fetchFn: typeof fetch = fetch,
     readonly limits: StreamLimits = {},
   ) {}
@@ -143,6 +150,10 @@ export class RecordingClient {
       },
     });
     if (answer.kind === 'sse') {
+      if (answer.stream.status !== 200) {
+        answer.stream.abort();
+        throw new HarnessError(`initialize answered ${answer.stream.status}`, answer.stream.status);
+      }
       this.sessionId = answer.stream.headers.get('mcp-session-id') ?? undefined;
       // Read to the response (priming first), bounded.
       for (;;) {
@@ -153,11 +164,19 @@ export class RecordingClient {
       answer.stream.abort();
     } else if (answer.kind === 'json') {
       this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
-      if (answer.status !== 200) throw new Error(`initialize answered ${answer.status}`);
+      if (answer.status !== 200) {
+        throw new HarnessError(
+          `initialize answered ${answer.status}`,
+          answer.status,
+          bodyExcerpt(answer.body),
+        );
+      }
+    } else if (answer.kind === 'timeout') {
+      throw new NoAnswerError(`initialize: timeout, no answer in ${this.timeoutMs} ms`);
     } else {
-      throw new Error(`initialize: ${answer.kind}`);
+      throw new HarnessError(`initialize failed (${answer.message})`);
     }
-    if (!this.sessionId) throw new Error('initialize: no Mcp-Session-Id');
+    if (!this.sessionId) throw new HarnessError('initialize answered without an Mcp-Session-Id');
     const note = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     if (note.kind === 'sse') note.stream.abort();
   }

@@ -5,15 +5,24 @@
  */
 import { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
 import type { SseStream } from './sse-client.js';
-import type { HoldControl } from './tool.js';
+import type { CountArgs, HoldControl } from './tool.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
-import type {
-  CellVerdict,
-  Delivered,
-  GroundTruth,
-  ImplementationAdapter,
-  ReconnectObservationRecord,
+import {
+  bodyExcerpt,
+  HarnessError,
+  NoAnswerError,
+  type CellVerdict,
+  type Delivered,
+  type GroundTruth,
+  type ImplementationAdapter,
+  type ReconnectObservationRecord,
 } from './types.js';
+
+/**
+ * What a cell says when the call's stream carried no SSE ids: there is no cursor, so every
+ * "resume" is a GET without `Last-Event-ID` (lost messages stay silent loss).
+ */
+export const NOT_RESUMABLE = "not resumable: the stream's events carry no ids";
 
 /** What a scenario gets to work with. */
 export interface ScenarioContext {
@@ -41,6 +50,8 @@ export interface ScenarioRun {
   truth: GroundTruth;
   verdict: CellVerdict;
   observed: string;
+  /** Why the scenario could not be judged (verdict `n/a`). */
+  reason?: string;
   security?: boolean;
 }
 
@@ -51,6 +62,7 @@ export interface Scenario {
   title: string;
   /** Why it cannot run against `adapter` (`null`: it can). */
   requires?(adapter: ImplementationAdapter): string | null;
+  /** Runs the scenario against the started implementation and judges what arrived. */
   run(ctx: ScenarioContext): Promise<ScenarioRun>;
 }
 
@@ -70,23 +82,57 @@ async function newClient(ctx: ScenarioContext): Promise<RecordingClient> {
   return c;
 }
 
+/**
+ * Calls the test tool and returns its SSE stream; anything else is a {@link HarnessError}
+ * (status and body excerpt: the cell is `error`) or, without an answer in time, a
+ * {@link NoAnswerError} (`hang`).
+ */
+async function callStream(
+  ctx: ScenarioContext,
+  client: RecordingClient,
+  args: CountArgs,
+): Promise<SseStream> {
+  const answer = await client.call(args);
+  if (answer.kind === 'timeout') {
+    throw new NoAnswerError(`tools/call: timeout, no answer in ${ctx.timeoutMs} ms`);
+  }
+  if (answer.kind === 'error') throw new HarnessError(`tools/call failed (${answer.message})`);
+  if (answer.kind === 'json') {
+    throw new HarnessError(
+      `tools/call answered ${answer.status} instead of an SSE stream`,
+      answer.status,
+      bodyExcerpt(answer.body),
+    );
+  }
+  ctx.streams.push(answer.stream);
+  if (answer.stream.status !== 200) {
+    answer.stream.abort();
+    throw new HarnessError(
+      `tools/call answered ${answer.stream.status} with an SSE stream`,
+      answer.stream.status,
+    );
+  }
+  return answer.stream;
+}
+
 /** Opens a call and reads its stream until message `upTo` arrived. */
 async function openCall(
   ctx: ScenarioContext,
   client: RecordingClient,
   follower: CallFollower,
-  args: Parameters<RecordingClient['call']>[0],
+  args: CountArgs,
   upTo: number,
 ): Promise<SseStream> {
-  const answer = await client.call(args);
-  if (answer.kind !== 'sse') {
-    throw new Error(`tools/call did not open a stream (${answer.kind})`);
+  const stream = await callStream(ctx, client, args);
+  follower.open(stream.status);
+  const stop = await follower.read(stream, has(args.tag, upTo), ctx.timeoutMs, true);
+  if (stop === 'timeout') {
+    throw new NoAnswerError(`call ${args.tag}: message ${upTo} never came (stream silent)`);
   }
-  ctx.streams.push(answer.stream);
-  follower.open(answer.stream.status);
-  const stop = await follower.read(answer.stream, has(args.tag, upTo), ctx.timeoutMs, true);
-  if (stop !== 'matched') throw new Error(`call ${args.tag}: message ${upTo} never came (${stop})`);
-  return answer.stream;
+  if (stop !== 'matched') {
+    throw new HarnessError(`call ${args.tag}: the stream ended (${stop}) before message ${upTo}`);
+  }
+  return stream;
 }
 
 /**
@@ -332,6 +378,17 @@ export const cursorOfAnotherSession: Scenario = {
     const s = await openCall(ctx, one, f1, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursor = f1.cursor;
     await disconnect(f1, s);
+    if (cursor === null) {
+      // Without ids there is no cursor to carry into another session: nothing to judge.
+      const truth = groundTruth([], [], new Set());
+      return {
+        reconnects: [],
+        truth,
+        verdict: 'n/a',
+        observed: 'not run',
+        reason: `${NOT_RESUMABLE}, so there is no cursor to send from another session`,
+      };
+    }
     ctx.control.release('A', 4);
     await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
     const two = await newClient(ctx);
@@ -403,21 +460,19 @@ export const readerStallsThenDrains: Scenario = {
     const client = await newClient(ctx);
     const f = new CallFollower(ctx.trace);
     const n = 24;
-    const answer = await client.call({
+    const stream = await callStream(ctx, client, {
       tag: 'A',
       n,
       pad: 16 * 1024,
       pauseMs: ctx.keepAliveMs * 6,
     });
-    if (answer.kind !== 'sse') throw new Error(`tools/call did not open a stream (${answer.kind})`);
-    ctx.streams.push(answer.stream);
-    f.open(answer.stream.status);
+    f.open(stream.status);
     const delivered: Delivered[] = [];
-    await f.read(answer.stream, has('A', 1), ctx.timeoutMs, true, delivered);
+    await f.read(stream, has('A', 1), ctx.timeoutMs, true, delivered);
     // The stall: no read at all for five keepalive intervals.
     await new Promise((r) => setTimeout(r, ctx.keepAliveMs * 5));
     const stop = await f.read(
-      answer.stream,
+      stream,
       has('A', 'result'),
       Math.max(ctx.idleMs, ctx.keepAliveMs * 8),
       true,
@@ -425,7 +480,7 @@ export const readerStallsThenDrains: Scenario = {
     );
     const rec: ReconnectObservationRecord = {
       cursor: null,
-      status: answer.stream.status,
+      status: stream.status,
       ending: stop === 'matched' ? 'complete' : stop,
       delivered: delivered.filter((d) => d.index !== 1),
     };

@@ -2,7 +2,7 @@
  * Event stores used by the adapters, besides the SDK's own example store (imported from the
  * SDK package, unchanged) and the project's `ContinuityEventStore`.
  */
-import type { EventStoreLike, StoredMessage } from './continuity-store.js';
+import type { EventStoreLike, StoredMessage } from '../runtime/continuity-store.js';
 
 export type { EventStoreLike, StoredMessage };
 

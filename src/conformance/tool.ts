@@ -4,7 +4,7 @@
  * can tell what arrived, what was lost, duplicated or reordered, and what belongs to another
  * call or session. Holds let the harness stop the tool at exact points instead of sleeping.
  */
-import type { ToolControl } from './types.js';
+import { NoAnswerError, type ToolControl } from './types.js';
 
 /** The name of the test tool. */
 export const TOOL_NAME = 'count';
@@ -161,7 +161,9 @@ export class HoldControl implements ToolControl {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
-          reject(new Error(`tool call ${tag} did not emit message ${index} in ${timeoutMs} ms`)),
+          reject(
+            new NoAnswerError(`tool call ${tag} did not emit message ${index} in ${timeoutMs} ms`),
+          ),
         timeoutMs,
       );
     });

@@ -3,8 +3,13 @@
  * a scenario observes, and the verdict it reaches.
  */
 
-/** The five answers a cell of the matrix can give (issue 5, section 3). */
-export type CellVerdict = 'honored' | 'rejected' | 'silent loss' | 'leak' | 'hang' | 'n/a';
+/**
+ * The answers a cell of the matrix can give: `hang` is no answer within the bound; `error` is
+ * an answer that did not let the harness run the scenario (its status and a body excerpt are
+ * in the cell); `n/a` is not run, with the reason.
+ */
+export type CellVerdict =
+  'honored' | 'rejected' | 'silent loss' | 'leak' | 'hang' | 'error' | 'n/a';
 
 /** Every verdict, in the order the report lists them. */
 export const CELL_VERDICTS: readonly CellVerdict[] = [
@@ -13,8 +18,50 @@ export const CELL_VERDICTS: readonly CellVerdict[] = [
   'silent loss',
   'leak',
   'hang',
+  'error',
   'n/a',
 ];
+
+/** Shortens a response body (JSON or text) to one line of at most `max` characters. */
+export function bodyExcerpt(body: unknown, max = 160): string {
+  if (body === null || body === undefined || body === '') return '(empty body)';
+  const text = (typeof body === 'string' ? body : JSON.stringify(body)).replace(/\s+/g, ' ').trim();
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * The harness could not run a scenario: the implementation answered, but not as the scenario
+ * needs (for example `initialize` or `tools/call` answered 400). The cell's verdict is `error`,
+ * with the status and an excerpt of the body; a failure to answer at all is a
+ * {@link NoAnswerError} (`hang`).
+ */
+export class HarnessError extends Error {
+  /**
+   * @param what What the harness tried (`tools/call answered 400 instead of an SSE stream`).
+   * @param status The HTTP status of the answer (`null`: no HTTP answer, e.g. a refused
+   *   connection).
+   * @param body An excerpt of the answer's body (see {@link bodyExcerpt}).
+   */
+  constructor(
+    what: string,
+    /** The HTTP status of the answer (`null`: no HTTP answer). */
+    readonly status: number | null = null,
+    /** An excerpt of the answer's body. */
+    readonly body?: string,
+  ) {
+    super(body === undefined ? what : `${what}: ${body}`);
+    this.name = 'HarnessError';
+  }
+}
+
+/** No answer within the bound while the harness set a scenario up: the cell is a `hang`. */
+export class NoAnswerError extends Error {
+  /** @param message What did not come, and the bound. */
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoAnswerError';
+  }
+}
 
 /**
  * Reads a sequence number (and, when the ids name it, the stream) out of an implementation's

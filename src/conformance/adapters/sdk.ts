@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport as NodeTransportV1 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemoryEventStore as SdkExampleStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { WebStandardStreamableHTTPServerTransport as WebTransportV2 } from '@modelcontextprotocol/server';
-import { ContinuityEventStore, CONTINUITY_ID_PATTERN } from '../continuity-store.js';
+import { ContinuityEventStore, CONTINUITY_ID_PATTERN } from '../../runtime/continuity-store.js';
 import { RingBufferEventStore, type EventStoreLike } from '../stores.js';
 import { OPAQUE_IDS, patternCodec, type IdCodec, type StartOptions } from '../types.js';
 import { packageVersion } from '../versions.js';

@@ -1,0 +1,91 @@
+/**
+ * What users copy works: the package is packed (`npm pack`, which builds it), installed into an
+ * empty project with only its production dependencies plus `@modelcontextprotocol/sdk` and
+ * `zod`, and the own-adapter example of docs/conformance.md (the block between its markers) is
+ * run there with node. It must import only the public entries and run every scenario with no
+ * silent loss, leak or hang.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, expect, test } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BEGIN = '<!-- own-adapter-example:begin -->';
+const END = '<!-- own-adapter-example:end -->';
+
+/** The JavaScript block between the example markers of docs/conformance.md. */
+async function docExample(): Promise<string> {
+  const doc = await readFile(join(ROOT, 'docs/conformance.md'), 'utf8');
+  const begin = doc.indexOf(BEGIN);
+  const end = doc.indexOf(END);
+  expect(begin, 'example markers in docs/conformance.md').toBeGreaterThanOrEqual(0);
+  expect(end).toBeGreaterThan(begin);
+  const m = /```js\n([\s\S]*?)\n```/.exec(doc.slice(begin, end));
+  expect(m, 'a ```js block between the markers').not.toBeNull();
+  return `${m![1]!}\n`;
+}
+
+/** The version installed here (the lockfile's), so the test installs what the suite runs. */
+async function installedVersion(name: string): Promise<string> {
+  const pkg = JSON.parse(
+    await readFile(join(ROOT, 'node_modules', name, 'package.json'), 'utf8'),
+  ) as { version: string };
+  return pkg.version;
+}
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+});
+
+test('the docs example runs from the packed package with only production dependencies', async () => {
+  const packDir = await mkdtemp(join(tmpdir(), 'mcpr-pack-'));
+  const project = await mkdtemp(join(tmpdir(), 'mcpr-user-'));
+  dirs.push(packDir, project);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const opts = { maxBuffer: 64 * 1024 * 1024, timeout: 240_000 };
+
+  await run(npm, ['pack', '--silent', '--pack-destination', packDir], { ...opts, cwd: ROOT });
+  const tarballs = (await readdir(packDir)).filter((f) => f.endsWith('.tgz'));
+  expect(tarballs).toHaveLength(1);
+
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'mcpr-user', version: '1.0.0', private: true, type: 'module' }),
+  );
+  const sdk = await installedVersion('@modelcontextprotocol/sdk');
+  const zod = await installedVersion('zod');
+  await run(
+    npm,
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--omit=dev',
+      join(packDir, tarballs[0]!),
+      `@modelcontextprotocol/sdk@${sdk}`,
+      `zod@${zod}`,
+    ],
+    { ...opts, cwd: project },
+  );
+  // Only production dependencies: none of the implementations or tools the suite uses.
+  for (const dev of ['@modelcontextprotocol/server', 'mcp-proxy', 'vitest', 'typescript']) {
+    await expect(readFile(join(project, 'node_modules', dev, 'package.json'))).rejects.toThrow();
+  }
+
+  await writeFile(join(project, 'my-server.mjs'), await docExample());
+  const { stdout } = await run(process.execPath, ['my-server.mjs'], { ...opts, cwd: project });
+  const lines = stdout.trim().split('\n');
+  const { SCENARIOS } = await import('../../src/conformance/index.js');
+  for (const s of SCENARIOS) {
+    const line = lines.find((l) => l.startsWith(`my-server × ${s.name}: `));
+    expect(line, `a line for ${s.name} in:\n${stdout}`).toBeDefined();
+    expect(line).not.toMatch(/: (silent loss|leak|hang)\b/);
+  }
+  expect(lines.at(-1)).toBe(`${SCENARIOS.length} cells run; silent loss, leak or hang: 0`);
+}, 300_000);

@@ -1,0 +1,28 @@
+/**
+ * The conformance kit: run the harness's resumption scenarios against your own MCP server.
+ * An implementation is an {@link ImplementationAdapter} (start, restart, evict, cut
+ * connections, stop, and its {@link IdCodec}); it serves the test tool {@link TOOL_NAME}
+ * (`runCount` does the work in a TypeScript server); {@link runCell} runs one of the
+ * {@link SCENARIOS} against a fresh instance and judges the cell, and the renderers print it.
+ * docs/conformance.md has a complete example. This entry needs, besides the package's own
+ * dependencies, only what your adapter imports (for example `@modelcontextprotocol/sdk`).
+ *
+ * @module
+ */
+export {
+  runCell,
+  runMatrix,
+  tally,
+  type ImplementationEntry,
+  type JudgedCell,
+  type MatrixOptions,
+  type OracleView,
+} from './matrix.js';
+export * from './scenarios.js';
+export * from './tool.js';
+export * from './types.js';
+export * from './render.js';
+export { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
+export type { Decoded, ReadStop } from './recorder.js';
+export { SseStream, request } from './sse-client.js';
+export type { HttpAnswer, SseItem, SseRead, StreamLimits } from './sse-client.js';
