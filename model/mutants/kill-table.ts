@@ -19,6 +19,7 @@ import {
   worldProperty,
   type Subject,
 } from '../world/property.js';
+import { alignedTable } from '../markdown.js';
 import { CLIENT_MUTANTS } from './client-mutants.js';
 import { MACHINE_MUTANTS } from './machine-mutants.js';
 import { SERVER_MUTANTS } from './server-mutants.js';
@@ -173,10 +174,5 @@ export function formatKillTable(rows: readonly KillRow[]): string {
     String(r.runs),
     r.shrunkLength === null ? '-' : String(r.shrunkLength),
   ]);
-  const widths = head.map((h, i) => Math.max(3, h.length, ...body.map((b) => b[i]!.length)));
-  const cell = (text: string, i: number) =>
-    right[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
-  const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
-  const rule = `| ${widths.map((w, i) => (right[i] ? '-'.repeat(w - 1) + ':' : '-'.repeat(w))).join(' | ')} |`;
-  return [line(head), rule, ...body.map(line)].join('\n');
+  return alignedTable(head, body, right);
 }
