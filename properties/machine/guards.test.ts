@@ -362,3 +362,21 @@ describe('polling', () => {
     expect(stateOf(after(TO.awaitingProof, { type: 'END' }))).toBe('polling');
   });
 });
+
+describe('the state lists the world and the checker read', () => {
+  test('accepting states: an event c+1 there is delivered and the state stays accepting', async () => {
+    const { ACCEPTING_STATES, PENDING_STATES } = await import('../../model/client-machine.js');
+    expect(ACCEPTING_STATES).toEqual(['streaming', 'resumed', 'delayed']);
+    for (const s of ACCEPTING_STATES) {
+      const next = (after(TO[s]).context.cursor ?? 0) + 1;
+      const snap = after(TO[s], { type: 'EVENT', id: next });
+      expect(snap.context.cursor, s).toBe(next);
+      expect(['streaming', 'resumed'], s).toContain(stateOf(snap));
+    }
+    expect(PENDING_STATES).toEqual(['reconnecting', 'awaitingProof', 'polling']);
+    for (const s of PENDING_STATES) {
+      expect(after(TO[s]).context.outcome, s).toBeNull();
+      expect(stateOf(after(TO[s], { type: 'PROOF_TIMEOUT' })), s).toBe('resumptionFailed');
+    }
+  });
+});

@@ -76,7 +76,7 @@ const PENDING: readonly string[] = PENDING_STATES;
 /** The machine's decision on the reconnect being judged. */
 interface Decided {
   outcome: Outcome;
-  code: ReasonCode | null;
+  code: ReasonCode;
   text: string;
   line: number;
 }
@@ -85,7 +85,7 @@ interface Decided {
 interface Poll {
   line: number;
   cursor: number | null;
-  stream?: string;
+  stream: string | undefined;
   actual?: Outcome;
   decisionLine?: number;
 }
@@ -98,7 +98,7 @@ interface OpenReconnect {
   /** The reconnects of the episode, in order; decisions go to the last one. */
   polls: Poll[];
   /** `t` of the episode's first reconnect, when the budget is measured. */
-  startT?: number;
+  startT: number | undefined;
   /** The first decisive outcome (resumed, resumption-failed, session-lost). */
   decided: Decided | null;
   /** The machine said delayed: kept unless a decisive outcome follows in the window. */
@@ -260,15 +260,13 @@ export class TraceChecker {
         }
         break;
       case 'reconnect': {
-        const poll: Poll = { line, cursor: l.cursor };
-        if (l.stream !== undefined) poll.stream = l.stream;
+        const poll: Poll = { line, cursor: l.cursor, stream: l.stream };
         if (this.continuesEpisode(poll)) {
           this.current!.polls.push(poll);
         } else {
           this.closeWindow(line, 'the next reconnect');
           this.openStreamIfNone(line);
-          this.current = { polls: [poll], decided: null, delayed: null };
-          if (l.t !== undefined) this.current.startT = l.t;
+          this.current = { polls: [poll], startT: l.t, decided: null, delayed: null };
         }
         this.checkCursor(line, l.cursor, l.stream);
         this.counts.reconnects++;
@@ -395,9 +393,10 @@ export class TraceChecker {
       );
     }
     let text = d.text;
-    if (cur.budgetLine !== undefined && d === cur.decided && d.line === cur.budgetLine) {
+    // The budget and the settling PROOF_TIMEOUT always decide: the decision is theirs.
+    if (cur.budgetLine !== undefined) {
       text += ` (the proof budget of ${this.budget} ms from line ${first.line} ran out by line ${cur.budgetLine})`;
-    } else if (settles && d === cur.decided) {
+    } else if (settles) {
       text += ` (still unproven when the judgement window closed at line ${line}: ${by})`;
     } else if (d.outcome === 'delayed') {
       text += ` (no event before the judgement window closed at line ${line}: ${by})`;
@@ -439,7 +438,7 @@ export class TraceChecker {
       verdict,
       reason,
       code: d.code,
-      rule: d.code === null ? null : RULE_OF[d.code],
+      rule: RULE_OF[d.code],
       decidedAt: d.line,
       ...(poll.decisionLine !== undefined ? { decisionLine: poll.decisionLine } : {}),
       ...(episode.polls > 1 ? { episode } : {}),
