@@ -104,6 +104,7 @@ describe('guards at their boundaries', () => {
     expect(g.openOk(ctx(), { type: 'OPEN', status: 200 })).toBe(true);
     expect(g.openOk(ctx(), { type: 'OPEN', status: 201 })).toBe(false);
     expect(g.openOk(ctx(), { type: 'KEEPALIVE' })).toBe(false);
+    expect(g.openOk(ctx(), resp({ status: 200 }))).toBe(false);
   });
 });
 
@@ -196,6 +197,28 @@ describe('reason texts, word for word', () => {
       'data without an id arrived before any event proved continuity from cursor 41: it cannot be placed after the cursor',
     ],
     ['break', c, { type: 'EVENT', id: 44 }, 'non-contiguous stream: expected 42, got 44'],
+    // Each text read from the wrong kind of observation says so (NaN, ?), never throws.
+    ['break', c, { type: 'END' }, 'non-contiguous stream: expected 42, got NaN'],
+    [
+      'skip',
+      c,
+      { type: 'END' },
+      'replay gap: expected event id 42, got NaN; silent skip of NaN event(s)',
+    ],
+    [
+      'rewind',
+      c,
+      { type: 'END' },
+      'replay rewind: expected event id 42, got NaN (at or below cursor 41: a reset counter or a duplicate)',
+    ],
+    ['cross-stream', c, { type: 'END' }, 'event of stream ? replayed on a resumption of stream s1'],
+    ['cursor-below-floor', c, resp(), 'cursor 41 below replay floor NaN; events 42..NaN are lost'],
+    [
+      'cursor-below-floor',
+      c,
+      { type: 'END' },
+      'cursor 41 below replay floor NaN; events 42..NaN are lost',
+    ],
     ['break', ctx(), { type: 'EVENT', id: 2 }, 'non-contiguous stream: expected 1, got 2'],
     [
       'cursor-dropped',
