@@ -12,9 +12,11 @@ import {
   clientMachineConfig,
   clientSetup,
   type ClientMachine,
+  type ClientStateName,
 } from '../client-machine.js';
 import type { ClientContext } from '../context.js';
 import type { ResponseObservation } from '../observations.js';
+import type { Outcome, ReasonCode } from '../outcomes.js';
 
 /** One mutant of the client machine. */
 export interface MachineMutant {
@@ -76,11 +78,14 @@ const ignoresEpoch: MachineMutant = {
   machine: clientMachine.provide({ guards: { sessionNotDurable: never, epochChanged: never } }),
 };
 
-/** A keepalive after a 200 counts as proof that the session is alive and the cursor covered. */
-const keepaliveIsProof: MachineMutant = {
-  name: 'keepalive-is-proof',
-  description: 'a keepalive while awaiting proof moves the reconnect to delayed',
-  machine: clientSetup.createMachine({
+/** The machine with one transition of `awaitingProof` replaced by a decision. */
+function awaitingProofOn(
+  event: 'KEEPALIVE' | 'END',
+  target: ClientStateName,
+  outcome: Outcome,
+  code: ReasonCode,
+): ClientMachine {
+  return clientSetup.createMachine({
     ...clientMachineConfig,
     states: {
       ...clientMachineConfig.states,
@@ -88,14 +93,18 @@ const keepaliveIsProof: MachineMutant = {
         ...clientMachineConfig.states.awaitingProof,
         on: {
           ...clientMachineConfig.states.awaitingProof.on,
-          KEEPALIVE: {
-            target: 'delayed',
-            actions: { type: 'decide', params: { outcome: 'delayed', code: 'floor-covers' } },
-          },
+          [event]: { target, actions: { type: 'decide', params: { outcome, code } } },
         },
       },
     },
-  }),
+  }) as ClientMachine;
+}
+
+/** A keepalive after a 200 counts as proof that the session is alive and the cursor covered. */
+const keepaliveIsProof: MachineMutant = {
+  name: 'keepalive-is-proof',
+  description: 'a keepalive while awaiting proof moves the reconnect to delayed',
+  machine: awaitingProofOn('KEEPALIVE', 'delayed', 'delayed', 'floor-covers'),
 };
 
 /** Accepts a skipping first event: continuity checked only for rewinds. */
@@ -115,22 +124,7 @@ const failsEmptyPoll: MachineMutant = {
   name: 'fails-empty-poll',
   description:
     'fails every resumed stream the server ends before any event, so spec-compliant polling is loss',
-  machine: clientSetup.createMachine({
-    ...clientMachineConfig,
-    states: {
-      ...clientMachineConfig.states,
-      awaitingProof: {
-        ...clientMachineConfig.states.awaitingProof,
-        on: {
-          ...clientMachineConfig.states.awaitingProof.on,
-          END: {
-            target: 'resumptionFailed',
-            actions: { type: 'decide', params: { outcome: 'resumption-failed', code: 'unproven' } },
-          },
-        },
-      },
-    },
-  }),
+  machine: awaitingProofOn('END', 'resumptionFailed', 'resumption-failed', 'unproven'),
 };
 
 /** The old rule 6 without a cursor: after a reconnect without Last-Event-ID any first id passes. */

@@ -6,17 +6,13 @@
  */
 import { describe, expect, test } from 'vitest';
 import {
-  clientMachineConfig,
-  clientSetup,
-  type ClientMachine,
-} from '../../model/client-machine.js';
-import {
   checkTrace,
   observationOf,
   parseTraceLine,
   TraceChecker,
   type TraceLine,
 } from '../../src/trace/index.js';
+import { neverTimesOut } from './helpers.js';
 
 const L = (o: Record<string, unknown>) => JSON.stringify(o);
 const open = L({ type: 'open', status: 200 });
@@ -155,18 +151,6 @@ describe('breaks and the order of findings', () => {
 });
 
 describe('a machine that never settles', () => {
-  /** A mutant whose awaiting state ignores the proof timer: a reconnect never decided. */
-  const neverTimesOut = clientSetup.createMachine({
-    ...clientMachineConfig,
-    states: {
-      ...clientMachineConfig.states,
-      awaitingProof: {
-        ...clientMachineConfig.states.awaitingProof,
-        on: { ...clientMachineConfig.states.awaitingProof.on, PROOF_TIMEOUT: undefined },
-      },
-    },
-  }) as unknown as ClientMachine;
-
   test('is named, with the line and the state it was left in', async () => {
     await expect(
       checkTrace([open, ev(1), rc(1), L({ type: 'response', status: 200 })], {

@@ -6,12 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  clientMachine,
-  clientMachineConfig,
-  clientSetup,
-  type ClientMachine,
-} from '../../model/client-machine.js';
+import { clientMachine, type ClientMachine } from '../../model/client-machine.js';
 import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
 import type { Observation } from '../../model/observations.js';
 import { isAccepting, OUTCOMES, type Outcome } from '../../model/outcomes.js';
@@ -25,6 +20,7 @@ import {
 } from '../../src/trace/index.js';
 import { announceSeed } from '../support/seed.js';
 import { anyTrace, oneSessionTrace, params } from './grammar.js';
+import { neverTimesOut } from './helpers.js';
 
 announceSeed('properties/trace/checker.property.test.ts');
 
@@ -242,18 +238,6 @@ const stepsAgree = (machine: ClientMachine, reference: ClientMachine) => {
     }
   });
 };
-
-/** A mutant that leaves a reconnect pending forever: the proof timer never fires. */
-const neverTimesOut = clientSetup.createMachine({
-  ...clientMachineConfig,
-  states: {
-    ...clientMachineConfig.states,
-    awaitingProof: {
-      ...clientMachineConfig.states.awaitingProof,
-      on: { ...clientMachineConfig.states.awaitingProof.on, PROOF_TIMEOUT: undefined },
-    },
-  },
-}) as unknown as ClientMachine;
 
 async function killed(property: fc.IAsyncProperty<[string[]]>, numRuns = 3000) {
   const result = await fc.check(property, { ...params(numRuns), verbose: 0 });
