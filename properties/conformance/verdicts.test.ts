@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, expect, test } from 'vitest';
+import { listenLoopback } from '../../src/conformance/adapters/listen.js';
 import { sdkV1Adapter, type StoreSpec } from '../../src/conformance/adapters/sdk.js';
 import {
   cursorOfAnotherSession,
@@ -48,9 +49,7 @@ function rawAdapter(name: string, handler: Handler): ImplementationAdapter {
         sockets.add(s);
         s.on('close', () => sockets.delete(s));
       });
-      await new Promise<void>((r) => http!.listen(0, '127.0.0.1', r));
-      const { port } = http.address() as { port: number };
-      return `http://127.0.0.1:${port}/mcp`;
+      return `http://127.0.0.1:${await listenLoopback(http)}/mcp`;
     },
     async restart() {},
     async evict() {},
