@@ -104,8 +104,8 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
   const sessionAlive = s.sessionKnown && !s.recreated;
   const answer = answerReconnect(s, w.cfg, w.policy, { cursor, stream: TOOL_STREAM });
   const retained = cursor === null || cursor + 1 >= floor;
-  const primed =
-    w.cfg.priming === 'all' && answer.live && cursor !== null && sessionAlive && !s.recreated;
+  // A session alive before the answer is not re-created by it: only a lost one is.
+  const primed = w.cfg.priming === 'all' && answer.live && cursor !== null && sessionAlive;
   if (primed) answer.frames = [...answer.frames, prime(s, w.cfg, now, w.truth)];
   w.truth.reconnects.push({
     t: now,
