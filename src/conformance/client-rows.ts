@@ -137,7 +137,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
       ctx.call({ tag: 'A', n: 8, holds: [4], gapMs: 2 });
       await ctx.progressed(3);
       ctx.adapter.dropConnections();
-      ctx.control.releaseAll();
+      await ctx.control.releaseAll();
       return { n: 8, after: 0 };
     },
   },
@@ -149,10 +149,10 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
       await ctx.progressed(3);
       ctx.net.close();
       ctx.adapter.dropConnections();
-      ctx.control.release('A', 4);
+      await ctx.control.release('A', 4);
       await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
       ctx.net.open();
-      ctx.control.releaseAll();
+      await ctx.control.releaseAll();
       return { n, after: 0 };
     },
   },
@@ -164,7 +164,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
       ctx.net.close();
       await ctx.adapter.restart();
       ctx.net.open();
-      ctx.control.releaseAll();
+      await ctx.control.releaseAll();
       return { n: 6, after: 0 };
     },
   },
@@ -186,7 +186,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
       await settle(100);
       ctx.adapter.dropConnections();
       await ctx.net.answered(before + 4, ctx.timeoutMs);
-      ctx.control.releaseAll();
+      await ctx.control.releaseAll();
       return { n: 6, after: 0 };
     },
   },
@@ -437,7 +437,7 @@ export async function runClientCell(
         ? `no answer within the bound: ${message}`
         : `could not run the scenario: ${message}`;
   } finally {
-    control.releaseAll();
+    await control.releaseAll();
     abort.abort();
     await callDone.catch(() => {});
     if (client) await bounded(client.close(), 5000);

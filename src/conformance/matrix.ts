@@ -4,7 +4,8 @@
  */
 import { checkTrace } from '../trace/check.js';
 import type { CheckReport } from '../trace/report.js';
-import { TraceRecorder } from './recorder.js';
+import { PROTOCOL_VERSION, TraceRecorder } from './recorder.js';
+import { RemoteControl } from './remote-control.js';
 import { NOT_RESUMABLE, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
 import { HoldControl } from './tool.js';
 import {
@@ -27,6 +28,8 @@ export interface MatrixOptions {
   idleMs?: number;
   /** Bound on a whole cell (ms): beyond it the cell is a hang. Default 10000. */
   cellTimeoutMs?: number;
+  /** The protocol version the harness asks for in `initialize`. Default 2025-11-25. */
+  protocolVersion?: string;
 }
 
 /** The oracle's reading of a cell's trace, beside the ground truth. */
@@ -144,18 +147,34 @@ export async function runCell(
   if (why !== null) {
     return { ...base, verdict: 'n/a', observed: 'not run', reason: why, ms: 0 };
   }
-  const control = new HoldControl();
+  const hold = new HoldControl();
   const trace = new TraceRecorder(adapter.idCodec);
-  const keepAliveMs = options.keepAliveMs ?? 100;
+  // A server whose keepalive cannot be set runs with its own (declared) interval.
+  const keepAliveMs = adapter.capabilities.keepalive
+    ? (options.keepAliveMs ?? 100)
+    : (adapter.capabilities.keepAliveMs ?? options.keepAliveMs ?? 100);
   const retention = options.retention ?? 16;
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const protocolVersion = options.protocolVersion ?? PROTOCOL_VERSION;
+  const remote = adapter.toolControl === 'remote';
+  // A remote server outlives the cell: each cell's calls get tags of their own.
+  const nonce = Math.random().toString(36).slice(2, 7);
+  let remoteControl: RemoteControl | undefined;
   const ctx: ScenarioContext = {
     adapter,
     url: '',
-    control,
+    control: hold,
     trace,
+    tag: (base) => {
+      if (!remote) return base;
+      const tag = `${base}-${nonce}`;
+      remoteControl?.track(tag);
+      return tag;
+    },
+    protocolVersion,
     keepAliveMs,
     retention,
-    timeoutMs: options.timeoutMs ?? 2000,
+    timeoutMs,
     idleMs: options.idleMs ?? 400,
     clients: [],
     streams: [],
@@ -163,8 +182,18 @@ export async function runCell(
   let cell: JudgedCell;
   let timer: NodeJS.Timeout | undefined;
   try {
-    ctx.url = await adapter.start({ control, keepAliveMs, retention });
-    const bound = options.cellTimeoutMs ?? 10_000;
+    ctx.url = await adapter.start({
+      control: hold,
+      keepAliveMs,
+      retention,
+      ...(scenario.storeDelayMs !== undefined ? { storeDelayMs: scenario.storeDelayMs } : {}),
+    });
+    if (remote) {
+      remoteControl = new RemoteControl(ctx.url, timeoutMs, protocolVersion);
+      ctx.control = remoteControl;
+    }
+    // reader-stall waits several keepalive intervals: a slow fixed interval widens the bound.
+    const bound = Math.max(options.cellTimeoutMs ?? 10_000, keepAliveMs * 16);
     const timeout = new Promise<'hang'>((r) => (timer = setTimeout(() => r('hang'), bound)));
     const run = await Promise.race([scenario.run(ctx), timeout]);
     if (run === 'hang') {
@@ -207,10 +236,14 @@ export async function runCell(
     };
   } finally {
     clearTimeout(timer);
-    control.releaseAll();
     for (const s of ctx.streams) s.abort();
+    await bounded(ctx.control.releaseAll(), timeoutMs);
+    await bounded(hold.releaseAll(), timeoutMs);
+    if (remoteControl) await bounded(remoteControl.close(), timeoutMs);
     await bounded(adapter.stop(), 5000);
   }
+  const negotiated = ctx.clients.find((c) => c.negotiatedVersion)?.negotiatedVersion;
+  if (negotiated !== undefined) cell.protocolVersion = negotiated;
   if (cell.trace.length > 0) {
     try {
       const report = await checkTrace(cell.trace, {

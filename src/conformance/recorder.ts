@@ -15,8 +15,22 @@ import {
 import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
 import { bodyExcerpt, HarnessError, NoAnswerError, type Delivered, type IdCodec } from './types.js';
 
-/** The protocol version the recording client speaks (priming events need 2025-11-25). */
-export const PROTOCOL_VERSION = '2025-11-25';
+/**
+ * The protocol versions the recording client speaks, newest first. It asks for the first in
+ * `initialize` (unless told otherwise) and speaks whichever of them the server answers: that
+ * version goes into every later `MCP-Protocol-Version` header. Priming events and
+ * server-initiated stream closes (polling) exist only from 2025-11-25.
+ */
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+
+/** The newest protocol version the recording client speaks. */
+export const PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
+
+/** The protocol version in an `initialize` result message, if it is one. */
+function negotiatedVersion(msg: unknown): string | undefined {
+  const v = (msg as { result?: { protocolVersion?: unknown } } | null)?.result?.protocolVersion;
+  return typeof v === 'string' ? v : undefined;
+}
 
 /** What one SSE message turned out to be. */
 export type Decoded =
@@ -98,6 +112,10 @@ export class TraceRecorder {
 /** The MCP session of the recording client. */
 export class RecordingClient {
   sessionId: string | undefined;
+  /** The version asked for in `initialize` (one of {@link PROTOCOL_VERSIONS}). */
+  requestedVersion: string = PROTOCOL_VERSION;
+  /** The version the server answered in `initialize` (`undefined` before it answered). */
+  negotiatedVersion: string | undefined;
   private nextId = 1;
 
   /**
@@ -122,7 +140,7 @@ export class RecordingClient {
     };
     if (this.sessionId) {
       h['mcp-session-id'] = this.sessionId;
-      h['mcp-protocol-version'] = PROTOCOL_VERSION;
+      h['mcp-protocol-version'] = this.negotiatedVersion ?? this.requestedVersion;
     }
     return h;
   }
@@ -144,7 +162,7 @@ export class RecordingClient {
       id: this.nextId++,
       method: 'initialize',
       params: {
-        protocolVersion: PROTOCOL_VERSION,
+        protocolVersion: this.requestedVersion,
         capabilities: {},
         clientInfo: { name: 'mcp-resumption-conformance', version: '0.1.0' },
       },
@@ -158,7 +176,14 @@ export class RecordingClient {
       // Read to the response (priming first), bounded.
       for (;;) {
         const r = await answer.stream.next(this.timeoutMs);
-        if (r.kind === 'event' && r.data.includes('"result"')) break;
+        if (r.kind === 'event' && r.data.includes('"result"')) {
+          try {
+            this.negotiatedVersion = negotiatedVersion(JSON.parse(r.data));
+          } catch {
+            // not JSON: no version, reported below
+          }
+          break;
+        }
         if (r.kind === 'end' || r.kind === 'timeout' || r.kind === 'error') break;
       }
       answer.stream.abort();
@@ -171,10 +196,20 @@ export class RecordingClient {
           bodyExcerpt(answer.body),
         );
       }
+      this.negotiatedVersion = negotiatedVersion(answer.body);
     } else if (answer.kind === 'timeout') {
       throw new NoAnswerError(`initialize: timeout, no answer in ${this.timeoutMs} ms`);
     } else {
       throw new HarnessError(`initialize failed (${answer.message})`);
+    }
+    if (this.negotiatedVersion === undefined) {
+      throw new HarnessError('initialize answered without a result.protocolVersion');
+    }
+    if (!(PROTOCOL_VERSIONS as readonly string[]).includes(this.negotiatedVersion)) {
+      throw new HarnessError(
+        `initialize negotiated protocol version ${this.negotiatedVersion}, which the harness ` +
+          `does not speak (it speaks ${PROTOCOL_VERSIONS.join(', ')})`,
+      );
     }
     if (!this.sessionId) throw new HarnessError('initialize answered without an Mcp-Session-Id');
     const note = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -192,12 +227,71 @@ export class RecordingClient {
     });
   }
 
+  /**
+   * Calls tool `name` and resolves to the text of its result's first content item (the remote
+   * tool control uses it: `count_release`, `count_status`). Any other answer is a
+   * {@link HarnessError}; no answer in time is a {@link NoAnswerError}.
+   */
+  async callToolText(name: string, args: Record<string, unknown>): Promise<string> {
+    const id = this.nextId++;
+    const answer = await this.post({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
+    const textOf = (msg: unknown): string => {
+      const m = msg as {
+        result?: { content?: { text?: unknown }[]; isError?: unknown };
+        error?: { message?: unknown };
+      } | null;
+      const text = m?.result?.content?.[0]?.text;
+      if (typeof text === 'string' && m?.result?.isError !== true) return text;
+      throw new HarnessError(`tools/call ${name} failed`, 200, bodyExcerpt(msg));
+    };
+    if (answer.kind === 'timeout') {
+      throw new NoAnswerError(`tools/call ${name}: no answer in ${this.timeoutMs} ms`);
+    }
+    if (answer.kind === 'error') throw new HarnessError(`tools/call ${name}: ${answer.message}`);
+    if (answer.kind === 'json') {
+      if (answer.status !== 200) {
+        throw new HarnessError(
+          `tools/call ${name} answered ${answer.status}`,
+          answer.status,
+          bodyExcerpt(answer.body),
+        );
+      }
+      return textOf(answer.body);
+    }
+    try {
+      for (;;) {
+        const r = await answer.stream.next(this.timeoutMs);
+        if (r.kind === 'timeout') {
+          throw new NoAnswerError(`tools/call ${name}: no result in ${this.timeoutMs} ms`);
+        }
+        if (r.kind === 'end' || r.kind === 'error') {
+          throw new HarnessError(`tools/call ${name}: the stream ended before the result`);
+        }
+        if (r.kind !== 'event') continue;
+        let msg: unknown;
+        try {
+          msg = JSON.parse(r.data);
+        } catch {
+          continue;
+        }
+        if ((msg as { id?: unknown } | null)?.id === id) return textOf(msg);
+      }
+    } finally {
+      answer.stream.abort();
+    }
+  }
+
   /** The resumption GET, with `Last-Event-ID` when `cursor` is not `null`. */
   get(cursor: string | null, sessionId = this.sessionId): Promise<HttpAnswer> {
     const h: Record<string, string> = { accept: 'text/event-stream' };
     if (sessionId) {
       h['mcp-session-id'] = sessionId;
-      h['mcp-protocol-version'] = PROTOCOL_VERSION;
+      h['mcp-protocol-version'] = this.negotiatedVersion ?? this.requestedVersion;
     }
     if (cursor !== null) h['last-event-id'] = cursor;
     const send = () =>

@@ -5,13 +5,15 @@
  */
 import { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
 import type { SseStream } from './sse-client.js';
-import type { CountArgs, HoldControl } from './tool.js';
+import type { CountArgs } from './tool.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
 import {
   bodyExcerpt,
   HarnessError,
+  lacking,
   NoAnswerError,
   type CellVerdict,
+  type HarnessControl,
   type Delivered,
   type GroundTruth,
   type ImplementationAdapter,
@@ -28,8 +30,16 @@ export const NOT_RESUMABLE = "not resumable: the stream's events carry no ids";
 export interface ScenarioContext {
   adapter: ImplementationAdapter;
   url: string;
-  control: HoldControl;
+  control: HarnessControl;
   trace: TraceRecorder;
+  /**
+   * The tag of the scenario's call `base` (`A`, `B`). In process it is `base`; against a
+   * server that outlives the cell (`--url`) it is made unique per cell, so that holds of one
+   * cell never release or block another's.
+   */
+  tag(base: string): string;
+  /** The protocol version the harness asks for in `initialize`. */
+  protocolVersion: string;
   /** The server's keepalive interval (ms). */
   keepAliveMs: number;
   /** The server's retention (events), where it can be set. */
@@ -60,6 +70,8 @@ export interface Scenario {
   name: string;
   /** One line: what it does. */
   title: string;
+  /** Delay (ms) the adapter's event store adds to each operation in this scenario. */
+  storeDelayMs?: number;
   /** Why it cannot run against `adapter` (`null`: it can). */
   requires?(adapter: ImplementationAdapter): string | null;
   /** Runs the scenario against the started implementation and judges what arrived. */
@@ -77,6 +89,7 @@ const has = (tag: string, index: number | 'result') => (d: Delivered[]) =>
 
 async function newClient(ctx: ScenarioContext): Promise<RecordingClient> {
   const c = new RecordingClient(ctx.url, ctx.timeoutMs);
+  c.requestedVersion = ctx.protocolVersion;
   ctx.clients.push(c);
   await c.initialize();
   return c;
@@ -251,10 +264,7 @@ function judge(
   return { reconnects, truth, verdict: verdictOf(rec, truth), observed: describe(rec, truth) };
 }
 
-const needsEviction = (a: ImplementationAdapter) =>
-  a.capabilities.evict
-    ? null
-    : 'its store never evicts (unbounded): there is nothing to resume after';
+const needsEviction = (a: ImplementationAdapter) => lacking(a, 'evict');
 
 /** The shape of a single-call scenario. */
 interface SingleCall {
@@ -277,24 +287,25 @@ interface SingleCall {
  * apply `meanwhile`, resume from the cursor, release the rest and read to the result.
  */
 async function singleCallResume(ctx: ScenarioContext, o: SingleCall): Promise<ScenarioRun> {
+  const A = ctx.tag('A');
   const client = await newClient(ctx);
   const f = new CallFollower(ctx.trace);
   const holdAtCut = o.holdAtCut ?? true;
   const holds = [...(holdAtCut ? [o.cutAfter + 1] : []), o.awayUpTo + 1];
-  const args = { tag: 'A', n: o.n, holds, ...(o.gapMs ? { gapMs: o.gapMs } : {}) };
+  const args = { tag: A, n: o.n, holds, ...(o.gapMs ? { gapMs: o.gapMs } : {}) };
   const s = await openCall(ctx, client, f, args, o.cutAfter);
   const cursor = f.cursor;
   await disconnect(f, s);
   if (o.awayUpTo > o.cutAfter) {
-    if (holdAtCut) ctx.control.release('A', o.cutAfter + 1);
-    await ctx.control.waitEmitted('A', o.awayUpTo, ctx.timeoutMs);
+    if (holdAtCut) await ctx.control.release(A, o.cutAfter + 1);
+    await ctx.control.waitEmitted(A, o.awayUpTo, ctx.timeoutMs);
   }
   await o.meanwhile?.();
   const upTo = o.awayUpTo > o.cutAfter ? o.awayUpTo : 'result';
-  const r = await resume(ctx, client, f, cursor, has('A', upTo));
-  ctx.control.releaseAll();
-  await keepReading(ctx, f, r, has('A', 'result'));
-  return judge(r.rec, owed('A', o.cutAfter, o.n), ['A']);
+  const r = await resume(ctx, client, f, cursor, has(A, upTo));
+  await ctx.control.releaseAll();
+  await keepReading(ctx, f, r, has(A, 'result'));
+  return judge(r.rec, owed(A, o.cutAfter, o.n), [A]);
 }
 
 /** Resume within the retained window: the tool goes on while the client is away. */
@@ -323,6 +334,7 @@ export const resumeAfterEviction: Scenario = {
 export const resumeAfterRestart: Scenario = {
   name: 'after-restart',
   title: 'cut after 3, restart the server (state lost), resume from 3',
+  requires: (a) => lacking(a, 'restart'),
   run: (ctx) =>
     singleCallResume(ctx, {
       n: 6,
@@ -341,26 +353,28 @@ export const cursorOfAnotherStream: Scenario = {
   name: 'other-stream',
   title: "two calls A, B; cut both after 3; resume with B's cursor: only B may follow",
   async run(ctx) {
+    const A = ctx.tag('A');
+    const B = ctx.tag('B');
     const client = await newClient(ctx);
     const fa = new CallFollower(ctx.trace);
     const n = 6;
-    const sa = await openCall(ctx, client, fa, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const sa = await openCall(ctx, client, fa, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
     // B is followed on its own connection: its events are not part of A's trace (one trace
     // tells one stream's story; the machine does not model two concurrent streams).
     const fb = new CallFollower(new TraceRecorder(ctx.trace.codec));
-    const sb = await openCall(ctx, client, fb, { tag: 'B', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const sb = await openCall(ctx, client, fb, { tag: B, n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursorB = fb.cursor;
     sb.abort();
     await disconnect(fa, sa);
-    ctx.control.release('A', 4);
-    ctx.control.release('B', 4);
-    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
-    await ctx.control.waitEmitted('B', n, ctx.timeoutMs);
-    const r = await resume(ctx, client, fa, cursorB, has('B', n));
-    ctx.control.release('A', n + 1);
-    ctx.control.release('B', n + 1);
-    await keepReading(ctx, fa, r, has('B', 'result'));
-    return judge(r.rec, owed('B', 3, n), ['B']);
+    await ctx.control.release(A, 4);
+    await ctx.control.release(B, 4);
+    await ctx.control.waitEmitted(A, n, ctx.timeoutMs);
+    await ctx.control.waitEmitted(B, n, ctx.timeoutMs);
+    const r = await resume(ctx, client, fa, cursorB, has(B, n));
+    await ctx.control.release(A, n + 1);
+    await ctx.control.release(B, n + 1);
+    await keepReading(ctx, fa, r, has(B, 'result'));
+    return judge(r.rec, owed(B, 3, n), [B]);
   },
 };
 
@@ -372,10 +386,11 @@ export const cursorOfAnotherSession: Scenario = {
   name: 'other-session',
   title: 'session 2 sends a cursor of session 1: must be refused, never replayed',
   async run(ctx) {
+    const A = ctx.tag('A');
     const one = await newClient(ctx);
     const f1 = new CallFollower(ctx.trace);
     const n = 6;
-    const s = await openCall(ctx, one, f1, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const s = await openCall(ctx, one, f1, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursor = f1.cursor;
     await disconnect(f1, s);
     if (cursor === null) {
@@ -389,13 +404,13 @@ export const cursorOfAnotherSession: Scenario = {
         reason: `${NOT_RESUMABLE}, so there is no cursor to send from another session`,
       };
     }
-    ctx.control.release('A', 4);
-    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
+    await ctx.control.release(A, 4);
+    await ctx.control.waitEmitted(A, n, ctx.timeoutMs);
     const two = await newClient(ctx);
     const f2 = new CallFollower(ctx.trace);
-    const r = await resume(ctx, two, f2, cursor, has('A', n));
-    ctx.control.release('A', n + 1);
-    await keepReading(ctx, f2, r, has('A', 'result'));
+    const r = await resume(ctx, two, f2, cursor, has(A, n));
+    await ctx.control.release(A, n + 1);
+    await keepReading(ctx, f2, r, has(A, 'result'));
     // Session 2 is owed nothing: the only right answer is a refusal.
     const truth = groundTruth([], r.rec.delivered, new Set());
     let verdict = verdictOf(r.rec, truth);
@@ -423,23 +438,24 @@ export const emptyResumeThenReconnect: Scenario = {
   name: 'empty-resume-twice',
   title: 'resume with nothing new, server ends that stream, reconnect again with the same cursor',
   async run(ctx) {
+    const A = ctx.tag('A');
     const client = await newClient(ctx);
     const f = new CallFollower(ctx.trace);
     const n = 6;
-    const s = await openCall(ctx, client, f, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const s = await openCall(ctx, client, f, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursor = f.cursor;
     await disconnect(f, s);
-    const first = await resume(ctx, client, f, cursor, has('A', 4));
+    const first = await resume(ctx, client, f, cursor, has(A, 4));
     // Nothing new yet: the server cuts the (empty) resumed stream.
     ctx.adapter.dropConnections();
     await keepReading(ctx, f, first, () => false);
-    ctx.control.release('A', 4);
-    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
-    const second = await resume(ctx, client, f, cursor, has('A', n));
-    ctx.control.release('A', n + 1);
-    await keepReading(ctx, f, second, has('A', 'result'));
-    const firstTruth = groundTruth([], first.rec.delivered, new Set(['A']));
-    const run = judge(second.rec, owed('A', 3, n), ['A'], [first.rec, second.rec]);
+    await ctx.control.release(A, 4);
+    await ctx.control.waitEmitted(A, n, ctx.timeoutMs);
+    const second = await resume(ctx, client, f, cursor, has(A, n));
+    await ctx.control.release(A, n + 1);
+    await keepReading(ctx, f, second, has(A, 'result'));
+    const firstTruth = groundTruth([], first.rec.delivered, new Set([A]));
+    const run = judge(second.rec, owed(A, 3, n), [A], [first.rec, second.rec]);
     if (first.rec.status !== 200 && run.verdict === 'honored') run.verdict = 'rejected';
     if (firstTruth.foreign.length > 0) run.verdict = 'leak';
     run.observed = `1st: ${describe(first.rec, firstTruth)}; 2nd: ${run.observed}`;
@@ -454,26 +470,26 @@ export const emptyResumeThenReconnect: Scenario = {
 export const readerStallsThenDrains: Scenario = {
   name: 'reader-stall',
   title: 'stop reading for 5 keepalive intervals while 24 x 16 KiB messages queue, then drain',
-  requires: (a) =>
-    a.capabilities.keepalive ? null : 'its keepalive interval cannot be set (15 s default)',
+  requires: (a) => lacking(a, 'keepalive'),
   async run(ctx) {
+    const A = ctx.tag('A');
     const client = await newClient(ctx);
     const f = new CallFollower(ctx.trace);
     const n = 24;
     const stream = await callStream(ctx, client, {
-      tag: 'A',
+      tag: A,
       n,
       pad: 16 * 1024,
       pauseMs: ctx.keepAliveMs * 6,
     });
     f.open(stream.status);
     const delivered: Delivered[] = [];
-    await f.read(stream, has('A', 1), ctx.timeoutMs, true, delivered);
+    await f.read(stream, has(A, 1), ctx.timeoutMs, true, delivered);
     // The stall: no read at all for five keepalive intervals.
     await new Promise((r) => setTimeout(r, ctx.keepAliveMs * 5));
     const stop = await f.read(
       stream,
-      has('A', 'result'),
+      has(A, 'result'),
       Math.max(ctx.idleMs, ctx.keepAliveMs * 8),
       true,
       delivered,
@@ -484,7 +500,7 @@ export const readerStallsThenDrains: Scenario = {
       ending: stop === 'matched' ? 'complete' : stop,
       delivered: delivered.filter((d) => d.index !== 1),
     };
-    const run = judge(rec, owed('A', 1, n), ['A'], []);
+    const run = judge(rec, owed(A, 1, n), [A], []);
     run.observed = `no reconnect; ${run.observed}`;
     return run;
   },
@@ -499,19 +515,20 @@ export const staleConnection: Scenario = {
   name: 'stale-connection',
   title: 'stop reading after 3 without closing, server emits 4-6, resume from 3',
   async run(ctx) {
+    const A = ctx.tag('A');
     const client = await newClient(ctx);
     const f = new CallFollower(ctx.trace);
     const n = 6;
-    const old = await openCall(ctx, client, f, { tag: 'A', n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const old = await openCall(ctx, client, f, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
     const cursor = f.cursor;
     f.trace.write({ type: 'idle-timeout' });
-    ctx.control.release('A', 4);
-    await ctx.control.waitEmitted('A', n, ctx.timeoutMs);
-    const r = await resume(ctx, client, f, cursor, has('A', n));
-    ctx.control.release('A', n + 1);
-    await keepReading(ctx, f, r, has('A', 'result'));
+    await ctx.control.release(A, 4);
+    await ctx.control.waitEmitted(A, n, ctx.timeoutMs);
+    const r = await resume(ctx, client, f, cursor, has(A, n));
+    await ctx.control.release(A, n + 1);
+    await keepReading(ctx, f, r, has(A, 'result'));
     old.abort();
-    return judge(r.rec, owed('A', 3, n), ['A']);
+    return judge(r.rec, owed(A, 3, n), [A]);
   },
 };
 

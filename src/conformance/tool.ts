@@ -4,7 +4,7 @@
  * can tell what arrived, what was lost, duplicated or reordered, and what belongs to another
  * call or session. Holds let the harness stop the tool at exact points instead of sleeping.
  */
-import { NoAnswerError, type ToolControl } from './types.js';
+import { NoAnswerError, type HarnessControl, type ToolControl } from './types.js';
 
 /** The name of the test tool. */
 export const TOOL_NAME = 'count';
@@ -106,7 +106,7 @@ function deferred(): Deferred {
  * The harness side of {@link ToolControl}: release holds, await emissions. Every wait is
  * bounded; `releaseAll` frees a tool that a failed scenario left held.
  */
-export class HoldControl implements ToolControl {
+export class HoldControl implements ToolControl, HarnessControl {
   private readonly holds = new Map<string, Deferred>();
   private readonly emissions = new Map<string, Deferred>();
   private released = false;
@@ -150,8 +150,9 @@ export class HoldControl implements ToolControl {
   }
 
   /** Lets call `tag` emit message `index` (or its result, at `n + 1`). */
-  release(tag: string, index: number): void {
+  async release(tag: string, index: number): Promise<void> {
     this.hold(`${tag}:${index}`).resolve();
+    return Promise.resolve();
   }
 
   /** Resolves once call `tag` has emitted message `index`; rejects after `timeoutMs`. */
@@ -175,8 +176,9 @@ export class HoldControl implements ToolControl {
   }
 
   /** Releases every hold, present and future: the tool runs to completion. */
-  releaseAll(): void {
+  async releaseAll(): Promise<void> {
     this.released = true;
     for (const d of this.holds.values()) d.resolve();
+    return Promise.resolve();
   }
 }

@@ -111,12 +111,67 @@ export interface ToolControl {
   emitted(tag: string, index: number): void;
 }
 
+/** A capability an adapter may lack; a scenario that needs it is `n/a`, with the adapter's reason. */
+export type Capability = 'evict' | 'keepalive' | 'restart' | 'storeDelay';
+
 /** Capabilities an implementation adapter may lack; a scenario that needs one is not run. */
 export interface AdapterCapabilities {
   /** The adapter can make the server forget old events (`evict`). */
   evict: boolean;
   /** The keepalive interval can be set to the scenario's value. */
   keepalive: boolean;
+  /**
+   * The server's keepalive interval when it cannot be set (ms): `reader-stall` then runs with
+   * this interval instead of the harness's.
+   */
+  keepAliveMs?: number;
+  /** The adapter can restart the server, losing its in-memory state (default `true`). */
+  restart?: boolean;
+  /** The adapter's event store can be slowed by {@link StartOptions.storeDelayMs} (default `false`). */
+  storeDelay?: boolean;
+  /**
+   * Why each missing capability is missing, in the adapter's words; the `n/a` cell prints it
+   * (for example "its keepalive interval is fixed at 15 s by mcp-proxy").
+   */
+  missing?: Partial<Record<Capability, string>>;
+}
+
+/**
+ * Why `adapter` cannot serve a scenario that needs `capability` (`null`: it can): the
+ * adapter's own reason when it declared one, else a generic one.
+ */
+export function lacking(adapter: ImplementationAdapter, capability: Capability): string | null {
+  const c = adapter.capabilities;
+  const has =
+    capability === 'restart'
+      ? c.restart !== false
+      : capability === 'keepalive'
+        ? c.keepalive || c.keepAliveMs !== undefined
+        : capability === 'storeDelay'
+          ? c.storeDelay === true
+          : c.evict;
+  if (has) return null;
+  const generic: Record<Capability, string> = {
+    evict: 'the adapter declares no way to evict events',
+    keepalive: 'the adapter declares neither a settable nor a known keepalive interval',
+    restart: 'the adapter declares no way to restart the server',
+    storeDelay: 'the adapter declares no way to slow its event store',
+  };
+  return c.missing?.[capability] ?? generic[capability];
+}
+
+/**
+ * How the harness holds and releases the test tool and learns what it emitted. In process it
+ * is a {@link ToolControl} the adapter's tool calls directly; against a server in another
+ * process (`--url`) the same moves are tool calls (`count_release`, `count_status`).
+ */
+export interface HarnessControl {
+  /** Lets call `tag` emit message `index` (or its result, at `n + 1`). */
+  release(tag: string, index: number): Promise<void>;
+  /** Resolves once call `tag` has emitted message `index`; rejects after `timeoutMs`. */
+  waitEmitted(tag: string, index: number, timeoutMs?: number): Promise<void>;
+  /** Releases every hold, present and future: the tool runs to completion. */
+  releaseAll(): Promise<void>;
 }
 
 /** Options the harness passes when it starts an implementation. */
@@ -127,6 +182,11 @@ export interface StartOptions {
   keepAliveMs: number;
   /** Event retention the server should use where it can be set (ring capacity). */
   retention: number;
+  /**
+   * Delay (ms) the server's event store should add to each operation, as a networked store
+   * would (`slow-store-replay`); only adapters declaring `storeDelay` honour it.
+   */
+  storeDelayMs?: number;
 }
 
 /**
@@ -157,6 +217,12 @@ export interface ImplementationAdapter {
   dropConnections(): void;
   /** Stops the server and releases every handle. */
   stop(): Promise<void>;
+  /**
+   * Where the test tool's holds live: `in-process` (default) through {@link StartOptions.control};
+   * `remote` through the tools `count_release` and `count_status` of the server itself, for a
+   * server in another process or language (docs/conformance.md, "The test tool contract").
+   */
+  readonly toolControl?: 'in-process' | 'remote';
 }
 
 /** One numbered message (or the result) the recording client received. */
@@ -216,4 +282,6 @@ export interface CellResult {
   security?: boolean;
   /** Wall-clock duration of the run (ms). */
   ms: number;
+  /** The protocol version the server answered in `initialize` (absent when none was run). */
+  protocolVersion?: string;
 }

@@ -58,7 +58,18 @@ export function mcpProxyAdapter(): ImplementationAdapter {
       '@modelcontextprotocol/server': packageVersion('@modelcontextprotocol/server'),
     },
     idCodec: OPAQUE_IDS,
-    capabilities: { evict: true, keepalive: false },
+    capabilities: {
+      evict: true,
+      keepalive: false,
+      missing: {
+        // Read from the packages, not assumed: startHTTPServer has no keepalive option, and the
+        // transport it builds falls back to @modelcontextprotocol/server's
+        // DEFAULT_SSE_KEEP_ALIVE_MS (15 s), so five intervals of stall would take over a minute.
+        keepalive:
+          'mcp-proxy: startHTTPServer takes no SSE keepalive option; its transport keeps the ' +
+          "server package's default interval (15 s), too slow to stall through five of them",
+      },
+    },
     setup:
       'startHTTPServer, default InMemoryEventStore per session (eventStoreMaxEvents = retention), ' +
       'behind a loopback TCP front',

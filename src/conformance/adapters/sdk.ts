@@ -10,7 +10,13 @@ import { InMemoryEventStore as SdkExampleStore } from '@modelcontextprotocol/sdk
 import { WebStandardStreamableHTTPServerTransport as WebTransportV2 } from '@modelcontextprotocol/server';
 import { ContinuityEventStore, CONTINUITY_ID_PATTERN } from '../../runtime/continuity-store.js';
 import { RingBufferEventStore, type EventStoreLike } from '../stores.js';
-import { OPAQUE_IDS, patternCodec, type IdCodec, type StartOptions } from '../types.js';
+import {
+  OPAQUE_IDS,
+  patternCodec,
+  type AdapterCapabilities,
+  type IdCodec,
+  type StartOptions,
+} from '../types.js';
 import { packageVersion } from '../versions.js';
 import { SessionHost, type HostedSession, type ProcessState } from './host.js';
 import { v1ToolServer, v2ToolServer } from './tool-servers.js';
@@ -160,6 +166,18 @@ function createV2Session(
   }));
 }
 
+function capabilitiesOf(spec: StoreSpec): AdapterCapabilities {
+  return {
+    evict: spec.evict,
+    keepalive: true,
+    ...(spec.evict
+      ? {}
+      : {
+          missing: { evict: `the ${spec.label} never evicts (unbounded): nothing to resume after` },
+        }),
+  };
+}
+
 /** The SDK 1.x server (`@modelcontextprotocol/sdk`) with the given store. */
 export function sdkV1Adapter(kind: StoreKind | StoreSpec): SessionHost {
   const spec = typeof kind === 'string' ? STORES[kind] : kind;
@@ -167,7 +185,7 @@ export function sdkV1Adapter(kind: StoreKind | StoreSpec): SessionHost {
     name: `sdk ${packageVersion('@modelcontextprotocol/sdk')} + ${spec.label}`,
     versions: { '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk') },
     idCodec: spec.codec,
-    capabilities: { evict: spec.evict, keepalive: true },
+    capabilities: capabilitiesOf(spec),
     setup: `StreamableHTTPServerTransport (Node), ${spec.label}, ${spec.scope}`,
     createSession: (sid, options, state) =>
       createV1Session(sid, options, spec.make(options, state)),
@@ -181,7 +199,7 @@ export function sdkV2Adapter(kind: StoreKind): SessionHost {
     name: `server ${packageVersion('@modelcontextprotocol/server')} + ${spec.label}`,
     versions: { '@modelcontextprotocol/server': packageVersion('@modelcontextprotocol/server') },
     idCodec: spec.codec,
-    capabilities: { evict: spec.evict, keepalive: true },
+    capabilities: capabilitiesOf(spec),
     setup: `WebStandardStreamableHTTPServerTransport (bridged to node:http), ${spec.label}, ${spec.scope}`,
     createSession: (sid, options, state) =>
       createV2Session(sid, options, spec.make(options, state)),
