@@ -1,20 +1,52 @@
 /**
- * `mcp-resumption conformance`: runs every scenario against every implementation (real MCP
- * servers and clients, in process, over loopback HTTP) and prints the matrix. The harness is
- * loaded only when the command runs: it needs the packages under test (devDependencies).
+ * `mcp-resumption conformance`: runs the resumption scenarios against MCP implementations over
+ * loopback HTTP and prints the matrix. Three sources of rows: the built-in matrix (real SDK
+ * servers and clients, in process; it needs the packages under test, the devDependencies), the
+ * adapters a module exports (`--adapter`), and a server in any language at a URL (`--url`).
+ * The harness is loaded only when the command runs.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
+import type { ConformanceReport } from '../conformance/render.js';
+import type { ImplementationEntry } from '../conformance/matrix.js';
+import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
+
+const VERDICTS = CELL_VERDICTS;
+
+const VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
+
+/** Parses `--fail-on` ("silent loss,leak,hang"; "none" for an empty set). */
+export function parseFailOn(value: string): CellVerdict[] {
+  if (value.trim() === 'none') return [];
+  const names = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const n of names) {
+    if (!(VERDICTS as readonly string[]).includes(n)) {
+      throw new UsageError(
+        `conformance: --fail-on: unknown verdict ${JSON.stringify(n)} (one of ${VERDICTS.join(', ')}, or none)`,
+      );
+    }
+  }
+  return names as CellVerdict[];
+}
+
+/** A file name for a cell's trace: `<row>.<scenario>.jsonl`, safe on every file system. */
+export function traceFileName(implementation: string, scenario: string): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9._+-]+/g, '_').replace(/^_+|_+$/g, '');
+  return `${safe(implementation)}.${safe(scenario)}.jsonl`;
+}
 
 /** The `conformance` subcommand. */
 export const conformanceCommand: Command = {
   name: 'conformance',
-  summary: 'run the resumption scenarios against real MCP servers and clients; print the matrix',
-  help: `Usage: mcp-resumption conformance [--json] [--only NAME[,NAME…]] [--write FILE]
+  summary: 'run the resumption scenarios against MCP servers (built-in, your adapter, or a URL)',
+  help: `Usage: mcp-resumption conformance [ROWS] [OPTIONS]
 
-Starts real MCP implementations in process on 127.0.0.1 (the SDK 1.x server, the 2.x server,
-mcp-proxy, each with its event stores; the SDK client transports, bare and with continuityGuard),
-drives them over HTTP, injects faults, reconnects with Last-Event-ID, and prints the matrix
+Drives MCP Streamable HTTP implementations over loopback HTTP, injects faults (cut connections,
+restarts, evictions, stalls), reconnects with Last-Event-ID, and prints the matrix
 implementation × scenario. Each cell: the observed answer (status, what arrived against the
 ground truth) and a verdict:
   honored      replayed from cursor+1, nothing lost, nothing foreign
@@ -23,30 +55,124 @@ ground truth) and a verdict:
   leak         messages of another stream or session (another session: a security finding)
   hang         no answer within the bound
   error        the harness could not run the scenario (the status and a body excerpt)
-  n/a          not run, with the reason
+  n/a          not run, with the reason (a capability the adapter lacks, a hook not given)
 A stream whose events carry no ids is "not resumable": its reconnects are GETs without
 Last-Event-ID, never a cursor; messages lost across them are silent loss.
 Beside each cell, the trace oracle's classification of the recorded trace (format v1), and
-which one is wrong where they disagree.
+which one is wrong where they disagree. Each row shows the protocol version its server
+answered in initialize; the harness asks for --protocol-version and speaks what it is answered.
+
+Rows (one of):
+  (none)           the built-in matrix: the SDK 1.x and 2.x servers with three event stores,
+                   one pinned to protocol 2025-03-26, mcp-proxy, and the SDK client transports
+                   bare and with continuityGuard (needs the devDependencies: run it in a clone)
+  --adapter FILE   the adapters FILE exports: objects { name, make } where make() returns an
+                   ImplementationAdapter (mcp-resumption/conformance); repeatable
+  --url URL        black box: the server already running at URL (http://127.0.0.1:PORT/path,
+                   loopback only), any language; it must serve the test tool contract of
+                   docs/conformance.md (count, count_release, count_status)
+
+Black-box options (with --url):
+  --name NAME          the row's name (default: url URL)
+  --restart-cmd CMD    shell command that restarts the server at the same URL, losing its
+                       state; without it after-restart is n/a
+  --evict-cmd CMD      shell command that makes the server forget its oldest events; without
+                       it after-eviction is n/a
+  --hook-timeout MS    bound on each hook and on the server answering after it (default 10000)
+  --keepalive-ms MS    the server's SSE keepalive interval; without it reader-stall is n/a
+  --id-pattern REGEX   how the server's ids carry the sequence: named group (?<seq>\\d+), and
+                       optionally (?<stream>…) (default: opaque ids)
+  --id-sequence KIND   per-stream (default) or global: how --id-pattern's seq counts
+
+Run options:
+  --only NAMES         comma-separated scenario names and/or built-in row names (prefixes)
+  --protocol-version V the version asked for in initialize: 2025-11-25 (default), 2025-06-18,
+                       2025-03-26
+  --retention N        events the server retains, where the adapter can set it (default 16);
+                       after-eviction emits N+8 messages
+  --timeout MS         bound on each request (default 2000)
+  --idle MS            silence on a stream meaning nothing more is coming (default 400)
+  --fail-on VERDICTS   comma-separated verdicts that make the exit status 1, or none
+                       (default: silent loss,leak,hang); on the built-in matrix they apply to
+                       the reference rows (ContinuityEventStore, continuityGuard), whose cells
+                       are the project's promise; the other rows are the findings it documents
+  --json               one JSON object: date, versions, settings, every cell (with its trace)
+  --junit FILE         also write JUnit XML: one testsuite per row, one testcase per cell
+  --traces DIR         also write each cell's recorded trace to DIR/<row>.<scenario>.jsonl;
+                       run mcp-resumption check on any of them
+  --write FILE         replace the generated block of FILE with the report (Markdown): the
+                       block "conformance" for the built-in matrix, "conformance-custom" for
+                       --adapter/--url rows
 
 Scenarios: within-window, after-eviction, after-restart, other-stream, other-session,
-same-ms-burst, empty-resume-twice, reader-stall, stale-connection.
+same-ms-burst, empty-resume-twice, reader-stall, stale-connection, slow-store-replay.
 
-Options:
-  --json         one JSON object: date, versions, settings, every cell (with its trace)
-  --only NAMES   comma-separated scenario names and/or implementation names (prefixes)
-  --write FILE   replace the generated block of FILE (docs/conformance.md) with the report
-Exit status: 0; 1 when a reference row (ContinuityEventStore, continuityGuard) shows silent
-loss, leak, hang or error; 2 on bad input.`,
+Exit status: 0; 1 when a cell within --fail-on's scope has one of its verdicts; 2 on bad input.
+
+Examples:
+  mcp-resumption conformance --adapter ./my-adapter.mjs --junit conformance.xml
+  mcp-resumption conformance --url http://127.0.0.1:8080/mcp \\
+      --restart-cmd 'systemctl --user restart my-mcp' --keepalive-ms 1000 --traces traces/`,
   async run(argv, io) {
     const { values } = parseCommandArgs('conformance', argv, {
       json: { type: 'boolean' },
       only: { type: 'string' },
       write: { type: 'string' },
+      adapter: { type: 'string', multiple: true },
+      url: { type: 'string' },
+      name: { type: 'string' },
+      'restart-cmd': { type: 'string' },
+      'evict-cmd': { type: 'string' },
+      'hook-timeout': { type: 'string' },
+      'keepalive-ms': { type: 'string' },
+      'id-pattern': { type: 'string' },
+      'id-sequence': { type: 'string' },
+      'protocol-version': { type: 'string' },
+      retention: { type: 'string' },
+      timeout: { type: 'string' },
+      idle: { type: 'string' },
+      'fail-on': { type: 'string' },
+      junit: { type: 'string' },
+      traces: { type: 'string' },
     });
+    const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+    const adapters = (values.adapter as unknown as string[] | undefined) ?? [];
+    const url = str('url');
+    if (url !== undefined && adapters.length > 0) {
+      throw new UsageError('conformance: give --url or --adapter, not both');
+    }
+    const custom = url !== undefined || adapters.length > 0;
+    for (const k of [
+      'name',
+      'restart-cmd',
+      'evict-cmd',
+      'hook-timeout',
+      'keepalive-ms',
+      'id-pattern',
+      'id-sequence',
+    ]) {
+      if (values[k] !== undefined && url === undefined) {
+        throw new UsageError(`conformance: --${k} needs --url (see conformance --help)`);
+      }
+    }
     const only =
       typeof values.only === 'string' ? values.only.split(',').filter(Boolean) : undefined;
-    const file = values.write as string | undefined;
+    const protocolVersion = str('protocol-version');
+    if (protocolVersion !== undefined && !VERSIONS.includes(protocolVersion)) {
+      throw new UsageError(
+        `conformance: --protocol-version must be one of ${VERSIONS.join(', ')}, got ${JSON.stringify(protocolVersion)}`,
+      );
+    }
+    const failOn = str('fail-on') !== undefined ? parseFailOn(str('fail-on')!) : undefined;
+    const settings = {
+      retention: intOption('retention', str('retention'), 16),
+      timeoutMs: intOption('timeout', str('timeout'), 2000),
+      idleMs: intOption('idle', str('idle'), 400),
+    };
+    if (settings.timeoutMs === 0 || settings.idleMs === 0) {
+      throw new UsageError('conformance: --timeout and --idle must be positive');
+    }
+    const file = str('write');
     let doc: string | undefined;
     if (file !== undefined) {
       try {
@@ -55,28 +181,98 @@ loss, leak, hang or error; 2 on bad input.`,
         throw new UsageError(`conformance: cannot read ${file}`);
       }
     }
-    const harness = await import('../conformance/report.js').catch((e: unknown) => {
-      throw new UsageError(
-        `conformance: the packages under test are not installed (${(e as Error).message.split('\n')[0]})`,
+    const block = custom ? 'conformance-custom' : 'conformance';
+    if (doc !== undefined && !doc.includes(`<!-- ${block}:begin`)) {
+      throw new UsageError(`conformance: ${file} has no <!-- ${block}:begin … --> marker`);
+    }
+    const onCell = values.json
+      ? undefined
+      : (c: { implementation: string; scenario: string; verdict: string; ms: number }) =>
+          io.err(`  ${c.implementation} × ${c.scenario}: ${c.verdict} (${c.ms} ms)\n`);
+
+    let report: ConformanceReport;
+    if (custom) {
+      const kit = await import('../conformance/custom.js');
+      const { scenarioNames } = kit;
+      const unknown = (only ?? []).filter((n) => !scenarioNames().includes(n));
+      if (unknown.length > 0) {
+        throw new UsageError(
+          `conformance: unknown scenario ${JSON.stringify(unknown[0])} (with --adapter/--url, --only names scenarios: ${scenarioNames().join(', ')})`,
+        );
+      }
+      let entries;
+      if (url !== undefined) {
+        entries = [await urlEntry(url, str)];
+      } else {
+        entries = [];
+        for (const f of adapters) {
+          try {
+            entries.push(...(await kit.loadAdapterModule(f)));
+          } catch (e) {
+            if (e instanceof kit.AdapterModuleError)
+              throw new UsageError(`conformance: ${e.message}`);
+            throw e;
+          }
+        }
+      }
+      io.err(
+        `conformance: ${entries.length} row(s) × ${only?.length ?? scenarioNames().length} scenario(s): ${entries.map((e) => e.name).join(', ')}\n`,
       );
-    });
-    const unknown = only ? harness.unknownNames(only) : [];
-    if (unknown.length > 0) {
-      throw new UsageError(
-        `conformance: unknown scenario or implementation ${JSON.stringify(unknown[0])} (see conformance --help)`,
+      report = await kit.runCustomConformance(entries, {
+        ...settings,
+        ...(protocolVersion !== undefined ? { protocolVersion } : {}),
+        ...(only ? { only } : {}),
+        ...(failOn ? { failOn } : {}),
+        ...(onCell ? { onCell } : {}),
+      });
+    } else {
+      const harness = await import('../conformance/report.js').catch((e: unknown) => {
+        throw new UsageError(
+          `conformance: the built-in matrix needs the packages under test, which are not installed (${(e as Error).message.split('\n')[0]}); test your own server with --adapter or --url`,
+        );
+      });
+      const unknown = only ? harness.unknownNames(only) : [];
+      if (unknown.length > 0) {
+        throw new UsageError(
+          `conformance: unknown scenario or implementation ${JSON.stringify(unknown[0])} (see conformance --help)`,
+        );
+      }
+      report = await harness.runConformance({
+        ...settings,
+        ...(protocolVersion !== undefined ? { protocolVersion } : {}),
+        ...(only ? { only } : {}),
+        ...(failOn ? { failOn } : {}),
+        ...(onCell ? { onCell } : {}),
+      });
+    }
+
+    const render = await import('../conformance/render.js');
+    const junit = str('junit');
+    if (junit !== undefined) {
+      await writeFile(junit, render.renderJunit(report));
+      io.err(`conformance: JUnit XML written to ${junit}\n`);
+    }
+    const traces = str('traces');
+    if (traces !== undefined) {
+      await mkdir(traces, { recursive: true });
+      let n = 0;
+      for (const c of [...report.servers, ...report.clients]) {
+        if (c.trace.length === 0) continue;
+        await writeFile(
+          join(traces, traceFileName(c.implementation, c.scenario)),
+          c.trace.join('\n') + '\n',
+        );
+        n++;
+      }
+      io.err(
+        `conformance: ${n} trace(s) written to ${traces} (check one: mcp-resumption check FILE)\n`,
       );
     }
-    if (doc !== undefined && !doc.includes(harness.DOC_BEGIN)) {
-      throw new UsageError(`conformance: ${file} has no ${harness.DOC_BEGIN} marker`);
-    }
-    const report = await harness.runConformance({
-      ...(only ? { only } : {}),
-      onCell: values.json
-        ? undefined
-        : (c) => io.err(`  ${c.implementation} × ${c.scenario}: ${c.verdict}\n`),
-    });
     if (file !== undefined && doc !== undefined) {
-      let text = harness.replaceDocBlock(doc, harness.renderMarkdown(report));
+      const replaced = render.replaceGeneratedBlock(doc, block, render.renderMarkdown(report));
+      if (replaced === null)
+        throw new UsageError(`conformance: ${file}: the ${block} block has no end marker`);
+      let text = replaced;
       // Format as the repository's Prettier would, when it is installed, so the page stays
       // lint-clean after regeneration.
       const prettier = await import('prettier').catch(() => null);
@@ -89,8 +285,61 @@ loss, leak, hang or error; 2 on bad input.`,
     } else if (values.json) {
       io.out(JSON.stringify(report) + '\n');
     } else {
-      io.out(harness.renderText(report) + '\n');
+      io.out(render.renderText(report) + '\n');
     }
-    return report.referenceViolations.length > 0 ? 1 : 0;
+    return report.failures.length > 0 ? 1 : 0;
   },
 };
+
+/** The black-box row for `--url`, from the command's options. */
+async function urlEntry(
+  url: string,
+  str: (k: string) => string | undefined,
+): Promise<ImplementationEntry> {
+  const { checkLoopbackUrl, urlAdapter, waitForPort } =
+    await import('../conformance/adapters/url.js');
+  const { patternCodec } = await import('../conformance/types.js');
+  const problem = checkLoopbackUrl(url);
+  if (problem !== null) throw new UsageError(`conformance: ${problem}`);
+  // Nothing listening is a mistake in the command, not nine error cells.
+  try {
+    await waitForPort(Number(new URL(url).port), 2000);
+  } catch {
+    throw new UsageError(`conformance: nothing accepts connections at ${url} (waited 2 s)`);
+  }
+  const sequence = str('id-sequence') ?? 'per-stream';
+  if (sequence !== 'per-stream' && sequence !== 'global') {
+    throw new UsageError(
+      `conformance: --id-sequence must be per-stream or global, got ${JSON.stringify(sequence)}`,
+    );
+  }
+  let idCodec;
+  const pattern = str('id-pattern');
+  if (pattern !== undefined) {
+    let re: RegExp;
+    try {
+      re = new RegExp(pattern);
+    } catch (e) {
+      throw new UsageError(
+        `conformance: --id-pattern is not a regular expression (${(e as Error).message})`,
+      );
+    }
+    if (!/\(\?<seq>/.test(pattern)) {
+      throw new UsageError('conformance: --id-pattern needs a named group (?<seq>\\d+)');
+    }
+    idCodec = patternCodec(re, sequence);
+  }
+  const keepAlive = str('keepalive-ms');
+  const hookTimeout = str('hook-timeout');
+  const name = str('name') ?? `url ${url}`;
+  const options = {
+    url,
+    name,
+    ...(str('restart-cmd') !== undefined ? { restartCmd: str('restart-cmd')! } : {}),
+    ...(str('evict-cmd') !== undefined ? { evictCmd: str('evict-cmd')! } : {}),
+    hookTimeoutMs: intOption('hook-timeout', hookTimeout, 10_000),
+    ...(keepAlive !== undefined ? { keepAliveMs: intOption('keepalive-ms', keepAlive, 0) } : {}),
+    ...(idCodec ? { idCodec } : {}),
+  };
+  return { name, make: () => urlAdapter(options) };
+}

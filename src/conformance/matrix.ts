@@ -136,13 +136,19 @@ export async function runCell(
   options: MatrixOptions = {},
 ): Promise<JudgedCell> {
   const started = Date.now();
-  const adapter = entry.make();
   const base = {
     implementation: entry.name,
     scenario: scenario.name,
     reconnects: [],
     trace: [],
   };
+  let adapter: ImplementationAdapter;
+  try {
+    adapter = entry.make();
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { ...base, verdict: 'error', observed: `make() threw: ${message}`, ms: 0 };
+  }
   const why = scenario.requires?.(adapter) ?? null;
   if (why !== null) {
     return { ...base, verdict: 'n/a', observed: 'not run', reason: why, ms: 0 };

@@ -17,8 +17,27 @@ export interface ConformanceReport {
   /** Client rows × scenarios. */
   clients: JudgedCell[];
   tally: Record<CellVerdict, number>;
-  /** Cells of the reference rows (ContinuityEventStore, continuityGuard) that are not allowed. */
-  referenceViolations: JudgedCell[];
+  /** The verdicts that fail the run (`--fail-on`). */
+  failOn: CellVerdict[];
+  /** Which rows `failOn` applies to, in words ("every row", "the reference rows …"). */
+  failScope: string;
+  /** The cells, within {@link failScope}, whose verdict is in {@link failOn}: exit status 1. */
+  failures: JudgedCell[];
+}
+
+/** The verdicts that fail a run unless `--fail-on` says otherwise. */
+export const DEFAULT_FAIL_ON: readonly CellVerdict[] = ['silent loss', 'leak', 'hang'];
+
+/** The protocol version(s) a row's cells negotiated (`—`: no cell got that far). */
+export function rowProtocol(cells: readonly JudgedCell[], row: string): string {
+  const versions = [
+    ...new Set(
+      cells
+        .filter((c) => c.implementation === row && c.protocolVersion)
+        .map((c) => c.protocolVersion),
+    ),
+  ];
+  return versions.length ? versions.join(', ') : '—';
 }
 
 function rowsOf(cells: readonly JudgedCell[]): string[] {
@@ -59,11 +78,12 @@ export function markdownTable(cells: readonly JudgedCell[]): string {
   if (cells.length === 0) return '(none run)';
   const cols = columnsOf(cells);
   const lines = [
-    `| implementation | ${cols.join(' | ')} |`,
-    `| --- | ${cols.map(() => '---').join(' | ')} |`,
+    `| implementation | protocol | ${cols.join(' | ')} |`,
+    `| --- | --- | ${cols.map(() => '---').join(' | ')} |`,
   ];
   for (const row of rowsOf(cells)) {
-    lines.push(`| ${row} | ${cols.map((col) => mark(cellAt(cells, row, col))).join(' | ')} |`);
+    const marks = cols.map((col) => mark(cellAt(cells, row, col)));
+    lines.push(`| ${row} | ${rowProtocol(cells, row)} | ${marks.join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -102,17 +122,21 @@ export function renderMarkdown(r: ConformanceReport): string {
     '',
     markdownTable(r.servers),
     '',
-    '### Clients (SDK client transport driven through a real tool call)',
-    '',
-    markdownTable(r.clients),
-    '',
+    ...(r.clients.length
+      ? [
+          '### Clients (SDK client transport driven through a real tool call)',
+          '',
+          markdownTable(r.clients),
+          '',
+        ]
+      : []),
     '⚠: security finding (another session’s messages were replayed). †: the trace oracle and the ground truth disagree (see the cell).',
     '',
     '### Every cell',
     '',
     ...cellLines([...r.servers, ...r.clients]),
     '',
-    `Reference rows (ContinuityEventStore, continuityGuard) with silent loss, leak, hang or error: ${r.referenceViolations.length}.`,
+    `Cells of ${r.failScope} with ${r.failOn.join(', ')}: ${r.failures.length}.`,
   ].join('\n');
 }
 
@@ -125,13 +149,17 @@ function textTable(cells: readonly JudgedCell[]): string[] {
   const cols = columnsOf(cells);
   const rows = rowsOf(cells);
   const w0 = Math.max(14, ...rows.map((r) => r.length)) + 2;
+  const wp = Math.max(8, ...rows.map((r) => rowProtocol(cells, r).length)) + 2;
   const widths = cols.map(
     (c) => Math.max(c.length, ...rows.map((r) => mark(cellAt(cells, r, c)).length)) + 2,
   );
   return [
-    pad('', w0) + cols.map((c, i) => pad(c, widths[i]!)).join(''),
+    pad('', w0) + pad('protocol', wp) + cols.map((c, i) => pad(c, widths[i]!)).join(''),
     ...rows.map(
-      (r) => pad(r, w0) + cols.map((c, i) => pad(mark(cellAt(cells, r, c)), widths[i]!)).join(''),
+      (r) =>
+        pad(r, w0) +
+        pad(rowProtocol(cells, r), wp) +
+        cols.map((c, i) => pad(mark(cellAt(cells, r, c)), widths[i]!)).join(''),
     ),
   ];
 }
@@ -148,9 +176,7 @@ export function renderText(r: ConformanceReport): string {
     'servers:',
     ...textTable(r.servers),
     '',
-    'clients:',
-    ...textTable(r.clients),
-    '',
+    ...(r.clients.length ? ['clients:', ...textTable(r.clients), ''] : []),
     '⚠ security finding   † oracle and ground truth disagree',
     '',
     ...[...r.servers, ...r.clients].map((c) => `- ${renderCell(c)}`),
@@ -158,6 +184,84 @@ export function renderText(r: ConformanceReport): string {
     `verdicts: ${Object.entries(r.tally)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
-    `reference rows with silent loss, leak, hang or error: ${r.referenceViolations.length}`,
+    `cells of ${r.failScope} with ${r.failOn.join(', ')}: ${r.failures.length}`,
   ].join('\n');
+}
+
+/** Drops what XML 1.0 forbids: C0 controls other than tab, newline and carriage return. */
+function xmlChars(s: string): string {
+  return [...s].filter((c) => c >= ' ' || c === '\t' || c === '\n' || c === '\r').join('');
+}
+
+function xml(s: string): string {
+  return xmlChars(s)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+}
+
+/**
+ * The report as JUnit XML for CI: one `testsuite` per row, one `testcase` per cell. A cell of
+ * {@link ConformanceReport.failures} is a `failure`; `n/a` is `skipped` with its reason; every
+ * case carries the observed answer and the oracle's reading in `system-out`.
+ */
+export function renderJunit(r: ConformanceReport): string {
+  const cells = [...r.servers, ...r.clients];
+  const failing = new Set(r.failures);
+  const suites = rowsOf(cells).map((row) => {
+    const mine = cells.filter((c) => c.implementation === row);
+    const failures = mine.filter((c) => failing.has(c)).length;
+    const skipped = mine.filter((c) => c.verdict === 'n/a').length;
+    const time = mine.reduce((t, c) => t + c.ms, 0) / 1000;
+    const cases = mine.map((c) => {
+      const head = `    <testcase classname="${xml(row)}" name="${xml(c.scenario)}" time="${(c.ms / 1000).toFixed(3)}">`;
+      const out = `      <system-out>${xml(`${c.verdict}: ${c.observed}. ${oracleText(c)}.`)}</system-out>`;
+      const body =
+        c.verdict === 'n/a'
+          ? [`      <skipped message="${xml(c.reason ?? 'not run')}"/>`]
+          : failing.has(c)
+            ? [
+                `      <failure type="${xml(c.verdict)}" message="${xml(`${c.verdict}: ${c.observed}`)}">${xml(c.trace.join('\n'))}</failure>`,
+              ]
+            : [];
+      return [head, ...body, out, '    </testcase>'].join('\n');
+    });
+    return [
+      `  <testsuite name="${xml(row)}" tests="${mine.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${time.toFixed(3)}" timestamp="${xml(r.date)}">`,
+      ...cases,
+      '  </testsuite>',
+    ].join('\n');
+  });
+  const total = cells.length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="mcp-resumption conformance" tests="${total}" failures="${r.failures.length}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+/** The begin marker of the generated block `name` in a docs page. */
+export function docBegin(name: string, command: string): string {
+  return `<!-- ${name}:begin (generated by \`${command}\`) -->`;
+}
+
+/** The end marker of the generated block `name`. */
+export function docEnd(name: string): string {
+  return `<!-- ${name}:end -->`;
+}
+
+/**
+ * Replaces the generated block `name` of `doc` (between `<!-- name:begin … -->` and
+ * `<!-- name:end -->`) with `block`; `null` when the markers are missing.
+ */
+export function replaceGeneratedBlock(doc: string, name: string, block: string): string | null {
+  const beginAt = doc.indexOf(`<!-- ${name}:begin`);
+  if (beginAt < 0) return null;
+  const beginEnd = doc.indexOf('-->', beginAt);
+  const end = doc.indexOf(docEnd(name), beginEnd);
+  if (beginEnd < 0 || end < 0) return null;
+  return doc.slice(0, beginEnd + 3) + '\n\n' + block + '\n\n' + doc.slice(end);
 }

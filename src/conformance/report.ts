@@ -6,11 +6,17 @@ import { CLIENT_IMPLEMENTATIONS, clientVersions, runClientMatrix } from './clien
 import { SERVER_IMPLEMENTATIONS } from './implementations.js';
 import { runMatrix, tally, type JudgedCell, type MatrixOptions } from './matrix.js';
 import { SCENARIOS } from './scenarios.js';
-import type { ConformanceReport } from './render.js';
+import { DEFAULT_FAIL_ON, type ConformanceReport } from './render.js';
 import type { CellVerdict } from './types.js';
 import { packageVersion } from './versions.js';
 
-export { markdownTable, renderMarkdown, renderText, type ConformanceReport } from './render.js';
+export {
+  markdownTable,
+  renderJunit,
+  renderMarkdown,
+  renderText,
+  type ConformanceReport,
+} from './render.js';
 
 /** Options of {@link runConformance}. */
 export interface ConformanceOptions extends MatrixOptions {
@@ -18,14 +24,14 @@ export interface ConformanceOptions extends MatrixOptions {
   only?: string[];
   /** Called after each cell (progress). */
   onCell?: (cell: JudgedCell) => void;
+  /** Verdicts that fail the run on a reference row (default silent loss, leak, hang). */
+  failOn?: readonly CellVerdict[];
 }
 
 /** `true` for the rows that must never lose, leak or hang: the project's store and guard. */
 export function isReferenceRow(name: string): boolean {
   return name.endsWith('+continuity') || name.includes('+guard');
 }
-
-const BAD: readonly CellVerdict[] = ['silent loss', 'leak', 'hang', 'error'];
 
 /** The names `--only` accepts: scenarios, and implementation rows (or their prefixes). */
 export function unknownNames(only: readonly string[]): string[] {
@@ -50,7 +56,11 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     rowFilter && rowFilter.length > 0
       ? rows.filter((r) => rowFilter.some((f) => r.name === f || r.name.startsWith(f)))
       : rows;
-  const o = { ...settings, ...(scenarioFilter?.length ? { only: scenarioFilter } : {}) };
+  const o = {
+    ...settings,
+    ...(options.protocolVersion !== undefined ? { protocolVersion: options.protocolVersion } : {}),
+    ...(scenarioFilter?.length ? { only: scenarioFilter } : {}),
+  };
   const servers = await runMatrix(pick(SERVER_IMPLEMENTATIONS), o, options.onCell);
   const clients = await runClientMatrix(pick(CLIENT_IMPLEMENTATIONS), o, options.onCell);
   const versions: Record<string, string> = {
@@ -62,6 +72,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     node: process.version,
   };
   const all = [...servers, ...clients];
+  const failOn = [...(options.failOn ?? DEFAULT_FAIL_ON)];
   return {
     date: new Date().toISOString(),
     versions,
@@ -69,9 +80,9 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     servers,
     clients,
     tally: tally(all),
-    referenceViolations: all.filter(
-      (c) => isReferenceRow(c.implementation) && BAD.includes(c.verdict),
-    ),
+    failOn,
+    failScope: 'the reference rows (ContinuityEventStore, continuityGuard)',
+    failures: all.filter((c) => isReferenceRow(c.implementation) && failOn.includes(c.verdict)),
   };
 }
 

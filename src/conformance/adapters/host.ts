@@ -50,6 +50,18 @@ function isInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some(one) : one(body);
 }
 
+/** `body` with every `initialize` asking for `version` (the SDK server answers what it is asked). */
+function pinInitialize(body: unknown, version: string): unknown {
+  const pin = (m: unknown): unknown =>
+    typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize'
+      ? {
+          ...m,
+          params: { ...(m as { params?: object }).params, protocolVersion: version },
+        }
+      : m;
+  return Array.isArray(body) ? body.map(pin) : pin(body);
+}
+
 /** Options of a {@link SessionHost}. */
 export interface SessionHostOptions {
   name: string;
@@ -57,6 +69,13 @@ export interface SessionHostOptions {
   idCodec: IdCodec;
   capabilities: AdapterCapabilities;
   setup: string;
+  /**
+   * Makes the host speak only this protocol version, as a server built before later versions
+   * would: `initialize` is answered with it whatever the client asks, and a request whose
+   * `MCP-Protocol-Version` header names another version is refused 400 (what a strict server
+   * of that version answers a client that ignores the negotiated version).
+   */
+  pinProtocolVersion?: string;
   /**
    * Creates one session: its transport bound to `sessionId`, connected to a server serving the
    * test tool. `state` is the per-process state (a fresh object after each restart).
@@ -126,6 +145,14 @@ export class SessionHost implements ImplementationAdapter {
       } catch {
         return jsonError(res, 400, -32700, 'Parse error');
       }
+    }
+    const pin = this.spec.pinProtocolVersion;
+    if (pin !== undefined) {
+      const header = req.headers['mcp-protocol-version'];
+      if (typeof header === 'string' && header !== pin) {
+        return jsonError(res, 400, -32000, `Bad Request: Protocol version mismatch (${header})`);
+      }
+      body = pinInitialize(body, pin);
     }
     const sid = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
