@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { RecordingClient } from '../../src/conformance/recorder.js';
 import type { ConformanceReport } from '../../src/conformance/render.js';
+import { TOOL_INPUT_SCHEMAS } from '../../src/conformance/tool.js';
 import { runCli } from '../support/cli.js';
 
 const run = promisify(execFile);
@@ -229,6 +231,27 @@ describe('conformance --url against a server in another process, not written wit
     expect(cell.verdict).toBe('error');
     expect(cell.observed).toMatch(/--restart-cmd exited 3: no such service/);
   }, 60_000);
+
+  test('the plain server lists exactly the contract of docs/conformance.md', async () => {
+    const s = await server('contract');
+    const c = new RecordingClient(s.url, 2000);
+    await c.initialize();
+    const res = await fetch(s.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': c.sessionId!,
+        'mcp-protocol-version': c.negotiatedVersion!,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    const body = (await res.json()) as {
+      result: { tools: { name: string; inputSchema: unknown }[] };
+    };
+    const listed = Object.fromEntries(body.result.tools.map((t) => [t.name, t.inputSchema]));
+    expect(listed).toEqual(TOOL_INPUT_SCHEMAS);
+  });
 
   test('bad input exits 2 with one line', async () => {
     for (const [argv, message] of [

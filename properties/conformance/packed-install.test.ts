@@ -1,9 +1,10 @@
 /**
  * What users copy works: the package is packed (`npm pack`, which builds it), installed into an
  * empty project with only its production dependencies plus `@modelcontextprotocol/sdk` and
- * `zod`, and the own-adapter example of docs/conformance.md (the block between its markers) is
- * run there with node. It must import only the public entries and run every scenario with no
- * silent loss, leak or hang.
+ * `zod`, and the own-adapter example of docs/conformance.md (the adapter module and the script
+ * that runs it, each between its markers) is run there with node, then through the installed
+ * CLI (`conformance --adapter`). It must import only the public entries and run every scenario
+ * with no silent loss, leak or hang.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,14 +16,11 @@ import { afterAll, expect, test } from 'vitest';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BEGIN = '<!-- own-adapter-example:begin -->';
-const END = '<!-- own-adapter-example:end -->';
-
-/** The JavaScript block between the example markers of docs/conformance.md. */
-async function docExample(): Promise<string> {
+/** The JavaScript block between the markers `name` of docs/conformance.md. */
+async function docExample(name: string): Promise<string> {
   const doc = await readFile(join(ROOT, 'docs/conformance.md'), 'utf8');
-  const begin = doc.indexOf(BEGIN);
-  const end = doc.indexOf(END);
+  const begin = doc.indexOf(`<!-- ${name}:begin -->`);
+  const end = doc.indexOf(`<!-- ${name}:end -->`);
   expect(begin, 'example markers in docs/conformance.md').toBeGreaterThanOrEqual(0);
   expect(end).toBeGreaterThan(begin);
   const m = /```js\n([\s\S]*?)\n```/.exec(doc.slice(begin, end));
@@ -78,8 +76,9 @@ test('the docs example runs from the packed package with only production depende
     await expect(readFile(join(project, 'node_modules', dev, 'package.json'))).rejects.toThrow();
   }
 
-  await writeFile(join(project, 'my-server.mjs'), await docExample());
-  const { stdout } = await run(process.execPath, ['my-server.mjs'], { ...opts, cwd: project });
+  await writeFile(join(project, 'my-server.mjs'), await docExample('own-adapter-example'));
+  await writeFile(join(project, 'run.mjs'), await docExample('own-adapter-run'));
+  const { stdout } = await run(process.execPath, ['run.mjs'], { ...opts, cwd: project });
   const lines = stdout.trim().split('\n');
   const { SCENARIOS } = await import('../../src/conformance/index.js');
   for (const s of SCENARIOS) {
@@ -88,4 +87,24 @@ test('the docs example runs from the packed package with only production depende
     expect(line).not.toMatch(/: (silent loss|leak|hang)\b/);
   }
   expect(lines.at(-1)).toBe(`${SCENARIOS.length} cells run; silent loss, leak or hang: 0`);
+
+  // The CLI route the docs give: the installed bin, --adapter, JUnit for CI.
+  const cli = await run(
+    npm,
+    [
+      'exec',
+      '--',
+      'mcp-resumption',
+      'conformance',
+      '--adapter',
+      './my-server.mjs',
+      '--junit',
+      'c.xml',
+    ],
+    { ...opts, cwd: project },
+  );
+  expect(cli.stdout).toMatch(/my-server\s+2025-11-25\s+honored/);
+  expect(cli.stdout).toContain('cells of every row with silent loss, leak, hang: 0');
+  const xml = await readFile(join(project, 'c.xml'), 'utf8');
+  expect(xml.match(/<testcase /g)).toHaveLength(SCENARIOS.length);
 }, 300_000);

@@ -182,3 +182,37 @@ export class HoldControl implements ToolControl, HarnessControl {
     return Promise.resolve();
   }
 }
+
+/**
+ * The test tool contract as JSON Schemas of each tool's input: what a server in any language
+ * serves (docs/conformance.md, "The test tool contract"). `count` is the tool under test;
+ * `count_release` and `count_status` are the remote holds the harness uses when it cannot reach
+ * into the server's process (`conformance --url`).
+ */
+export const TOOL_INPUT_SCHEMAS = {
+  count: {
+    type: 'object',
+    properties: {
+      tag: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+      n: { type: 'integer', minimum: 0 },
+      holds: { type: 'array', items: { type: 'integer' } },
+      pad: { type: 'integer', minimum: 0 },
+      pauseMs: { type: 'integer', minimum: 0 },
+      gapMs: { type: 'integer', minimum: 0 },
+    },
+    required: ['tag', 'n'],
+  },
+  count_release: {
+    type: 'object',
+    properties: {
+      tag: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+      index: { type: 'integer', minimum: 0 },
+    },
+    required: ['tag'],
+  },
+  count_status: {
+    type: 'object',
+    properties: { tag: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' } },
+    required: ['tag'],
+  },
+} as const;

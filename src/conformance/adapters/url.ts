@@ -136,6 +136,9 @@ export function urlAdapter(options: UrlAdapterOptions): ImplementationAdapter {
       keepalive:
         "no --keepalive-ms given: the server's keepalive interval is unknown, so the stall " +
         'cannot be sized against it',
+      storeDelay:
+        'a server at a URL cannot be slowed from outside; slow-store-replay needs an adapter ' +
+        '(--adapter) that wraps its event store in a delay',
     },
   };
   const hooks = [
