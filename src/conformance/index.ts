@@ -4,7 +4,9 @@
  * connections, stop, and its {@link IdCodec}); it serves the test tool {@link TOOL_NAME}
  * (`runCount` does the work in a TypeScript server); {@link runCell} runs one of the
  * {@link SCENARIOS} against a fresh instance and judges the cell, and the renderers print it.
- * docs/conformance.md has a complete example. This entry needs, besides the package's own
+ * docs/conformance.md has a complete example. A server in another process or language is
+ * tested in black-box mode ({@link urlAdapter}, `conformance --url`), through the tool
+ * contract {@link TOOL_INPUT_SCHEMAS}. This entry needs, besides the package's own
  * dependencies, only what your adapter imports (for example `@modelcontextprotocol/sdk`).
  *
  * @module
@@ -25,4 +27,20 @@ export * from './render.js';
 export { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
 export type { Decoded, ReadStop } from './recorder.js';
 export { SseStream, request } from './sse-client.js';
+export {
+  AdapterModuleError,
+  loadAdapterModule,
+  runCustomConformance,
+  scenarioNames,
+  type CustomConformanceOptions,
+} from './custom.js';
+export { RemoteControl, RELEASE_TOOL, STATUS_TOOL, parseStatusText } from './remote-control.js';
+export {
+  checkLoopbackUrl,
+  runHook,
+  urlAdapter,
+  waitForPort,
+  type UrlAdapterOptions,
+} from './adapters/url.js';
+export { PROTOCOL_VERSION, PROTOCOL_VERSIONS } from './recorder.js';
 export type { HttpAnswer, SseItem, SseRead, StreamLimits } from './sse-client.js';
