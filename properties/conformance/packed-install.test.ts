@@ -88,6 +88,16 @@ test('the docs example runs from the packed package with only production depende
   }
   expect(lines.at(-1)).toBe(`${SCENARIOS.length} cells run; silent loss, leak or hang: 0`);
 
+  // The README's recipes (plain JavaScript in ```ts blocks) run against the installed package.
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const recipes = [...readme.matchAll(/```ts\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+  expect(recipes.length).toBeGreaterThanOrEqual(2);
+  for (const [i, code] of recipes.entries()) {
+    await writeFile(join(project, `recipe-${i}.mjs`), `${code}\nconsole.log('ok');\n`);
+    const r = await run(process.execPath, [`recipe-${i}.mjs`], { ...opts, cwd: project });
+    expect(r.stdout.trim(), `README recipe ${i + 1}`).toBe('ok');
+  }
+
   // The CLI route the docs give: the installed bin, --adapter, JUnit for CI.
   const cli = await run(
     npm,
