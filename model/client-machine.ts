@@ -260,7 +260,28 @@ export const clientMachineConfig = {
   },
 } as const;
 
-/** The client machine: the decision boundary of the project. */
+/**
+ * The client machine: the decision boundary of the project. It reads only what a client can
+ * observe (status, declared floor, epoch, event ids, keepalives, its own timers) and decides
+ * each reconnect: resumed, delayed, resumption-failed or session-lost (docs/model.md).
+ *
+ * @category Model
+ * @example
+ * ```ts
+ * import { runObservations, stateOf } from 'mcp-resumption/model';
+ *
+ * const snapshot = runObservations([
+ *   { type: 'OPEN', status: 200 },
+ *   { type: 'EVENT', id: 41 },
+ *   { type: 'IDLE_TIMEOUT' },
+ *   { type: 'RECONNECT', cursor: 41 },
+ *   { type: 'RESPONSE', status: 200 },
+ *   { type: 'EVENT', id: 130 }, // not 42: events were skipped
+ * ]);
+ * stateOf(snapshot); // 'resumptionFailed'
+ * snapshot.context.reason?.code; // 'skip'
+ * ```
+ */
 export const clientMachine = clientSetup.createMachine(clientMachineConfig);
 
 /** The machine's type, shared by mutants built from the same setup. */

@@ -2,7 +2,7 @@
  * The formal model: the client machine (the decision boundary), its observations, guards and
  * outcomes, and the mutant zoo beside it.
  *
- * @module
+ * @module mcp-resumption/model
  */
 export * from './observations.js';
 export * from './outcomes.js';

@@ -4,7 +4,7 @@
  * (`ContinuityEventStore`, `continuityGuard`, also in `mcp-resumption/runtime`). The formal
  * model is `mcp-resumption/model`; the conformance kit is `mcp-resumption/conformance`.
  *
- * @module
+ * @module mcp-resumption
  */
 export * from './reference.js';
 export * from './classify.js';

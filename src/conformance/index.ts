@@ -9,7 +9,7 @@
  * contract {@link TOOL_INPUT_SCHEMAS}. This entry needs, besides the package's own
  * dependencies, only what your adapter imports (for example `@modelcontextprotocol/sdk`).
  *
- * @module
+ * @module mcp-resumption/conformance
  */
 export {
   runCell,
@@ -40,6 +40,7 @@ export {
   runHook,
   urlAdapter,
   waitForPort,
+  type HookRun,
   type UrlAdapterOptions,
 } from './adapters/url.js';
 export { PROTOCOL_VERSION, PROTOCOL_VERSIONS } from './recorder.js';

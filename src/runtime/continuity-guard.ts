@@ -159,6 +159,20 @@ function isResponseMessage(data: string): boolean {
  * after events were received is refused. When continuity cannot be proven the response body
  * errors with {@link StreamResumptionError} (the SDK reports it through `onerror`), or, for a
  * reconnect refused before any body, the fetch itself rejects with it.
+ *
+ * @category Runtime
+ * @example
+ * ```ts
+ * import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+ * import { continuityGuard } from 'mcp-resumption/runtime';
+ *
+ * const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:8080/mcp'), {
+ *   fetch: continuityGuard(fetch, {
+ *     idleTimeoutMs: 60_000, // above the server's keepalive interval
+ *     onFailure: (e) => console.error(`resumption failed (${e.message}): re-issue the call`),
+ *   }),
+ * });
+ * ```
  */
 export function continuityGuard(
   fetchFn: typeof fetch,

@@ -122,6 +122,19 @@ export class UnreplayableCursorError extends Error {
  *
  * Use one instance per session: the SDK's `EventStore` interface carries no session, so only a
  * per-session instance can tell another session's cursor apart.
+ *
+ * @category Runtime
+ * @example
+ * ```ts
+ * import { randomUUID } from 'node:crypto';
+ * import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+ * import { ContinuityEventStore } from 'mcp-resumption/runtime';
+ *
+ * const transport = new StreamableHTTPServerTransport({
+ *   sessionIdGenerator: () => randomUUID(),
+ *   eventStore: new ContinuityEventStore({ capacity: 1024 }), // one store per session
+ * });
+ * ```
  */
 export class ContinuityEventStore implements EventStoreLike {
   /** This store's epoch: a fresh one per instance (per session, per process start). */

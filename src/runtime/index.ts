@@ -4,7 +4,7 @@
  * every resumption is provable or refused, and `continuityGuard`, a `fetch` for the SDK client
  * transport that raises {@link StreamResumptionError} instead of letting a gap through.
  *
- * @module
+ * @module mcp-resumption/runtime
  */
 export * from './continuity-store.js';
 export * from './continuity-guard.js';

@@ -11,6 +11,23 @@ import type { BreakReport, CheckReport, CursorAheadReport, ReconnectReport } fro
  * taken as the whole text and split into lines). Resolves to the
  * report; rejects with a `TraceInputError` (which names the line) on bad input, and with a
  * plain `Error` when `options.idPattern` does not compile or has no `seq` group.
+ *
+ * @category Oracle
+ * @example
+ * ```ts
+ * import { checkTrace } from 'mcp-resumption';
+ *
+ * const report = await checkTrace([
+ *   '{"type":"open","status":200}',
+ *   '{"type":"event","id":5}',
+ *   '{"type":"reconnect","cursor":5}',
+ *   '{"type":"response","status":200}',
+ *   '{"type":"event","id":9}',
+ *   '{"type":"decision","outcome":"resumed"}',
+ * ]);
+ * report.reconnects[0]?.verdict; // 'unsafe-accept': events 6..8 were skipped
+ * report.exitCode; // 1
+ * ```
  */
 export async function checkTrace(
   lines: AsyncIterable<string> | Iterable<string>,

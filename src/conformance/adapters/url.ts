@@ -52,9 +52,12 @@ export function checkLoopbackUrl(url: string): string | null {
 }
 
 /** The result of a hook: exit status and the tail of what it printed. */
-interface HookRun {
+export interface HookRun {
+  /** Exit status (`null`: killed, or it could not start). */
   code: number | null;
+  /** The last 2,000 characters it printed (stdout and stderr). */
   output: string;
+  /** It ran over its bound and was killed. */
   timedOut: boolean;
 }
 
