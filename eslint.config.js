@@ -3,7 +3,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'docs/api/**', 'node_modules/**', 'reports/**', '.stryker-tmp*/**', 'properties/.api-examples/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'docs/api/**',
+      'node_modules/**',
+      'reports/**',
+      '.stryker-tmp*/**',
+      'properties/.api-examples/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
