@@ -182,7 +182,7 @@ describe('mcp-resumption conformance', () => {
     const args = ['conformance', '--only', 'within-window,sdk-v1+continuity'];
     const text = io();
     expect(await main(args, text.sink)).toBe(0);
-    expect(text.out.join('')).toMatch(/sdk-v1\+continuity\s+honored/);
+    expect(text.out.join('')).toMatch(/sdk-v1\+continuity\s+2025-11-25\s+honored/);
     expect(text.out.join('')).toMatch(/@modelcontextprotocol\/sdk 1\.32/);
 
     const json = io();
@@ -195,7 +195,7 @@ describe('mcp-resumption conformance', () => {
     await writeFile(file, `# t\n\n${DOC_BEGIN}\nold\n${DOC_END}\n\nafter\n`);
     expect(await main([...args, '--write', file], io().sink)).toBe(0);
     const doc = await readFile(file, 'utf8');
-    expect(doc).toContain('| sdk-v1+continuity | honored');
+    expect(doc).toMatch(/\| sdk-v1\+continuity +\| 2025-11-25 +\| honored/);
     expect(doc).not.toContain('old');
     expect(doc).toContain('after');
   });

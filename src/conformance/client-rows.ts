@@ -33,6 +33,7 @@ import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './
 import { HoldControl } from './tool.js';
 import { describe as describeTruth, groundTruth, owed } from './truth.js';
 import {
+  lacking,
   NoAnswerError,
   type CellVerdict,
   type Delivered,
@@ -69,6 +70,7 @@ class FaultNetwork {
   private gate: Promise<void> | null = null;
   private openGate: (() => void) | null = null;
   private waiters: { n: number; resolve: () => void }[] = [];
+  private sentWaiters: (() => void)[] = [];
 
   /** Holds every GET carrying `Last-Event-ID` until {@link open}. */
   close(): void {
@@ -92,6 +94,24 @@ class FaultNetwork {
     clearTimeout(timer);
   }
 
+  /**
+   * Resolves when the next GET carrying `Last-Event-ID` leaves for the server (past the gate),
+   * before its answer; rejects with a {@link NoAnswerError} after `timeoutMs`.
+   */
+  resumeSent(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.sentWaiters = this.sentWaiters.filter((w) => w !== done);
+        reject(new NoAnswerError(`the client sent no GET with Last-Event-ID in ${timeoutMs} ms`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.sentWaiters.push(done);
+    });
+  }
+
   readonly fetch: typeof fetch = async (input, init) => {
     const method = (init?.method ?? 'GET').toUpperCase();
     if (method !== 'GET') return fetch(input, init);
@@ -99,7 +119,13 @@ class FaultNetwork {
     const seen: SeenGet = { cursor: headers.get('last-event-id'), status: null };
     this.gets.push(seen);
     if (seen.cursor !== null && this.gate) await this.gate;
-    const res = await fetch(input, init);
+    const answer = fetch(input, init);
+    if (seen.cursor !== null) {
+      const sent = this.sentWaiters;
+      this.sentWaiters = [];
+      for (const w of sent) w();
+    }
+    const res = await answer;
     seen.status = res.status;
     const done = this.gets.filter((g) => g.status !== null).length;
     for (const w of this.waiters.filter((w) => done >= w.n)) w.resolve();
@@ -121,13 +147,44 @@ interface ClientContext {
 }
 
 /** A client scenario: same names as the server scenarios where it applies. */
-interface ClientScenario {
+export interface ClientScenario {
   name: string;
   notApplicable?: string;
+  /** Delay (ms) the server's event store adds to each operation (`StartOptions.storeDelayMs`). */
+  storeDelayMs?: number;
+  /** Why it cannot run against the row's server (`null`: it can). */
+  requires?(adapter: ImplementationAdapter): string | null;
   run?(ctx: ClientContext): Promise<{ n: number; after: number }>;
 }
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `slow-store-replay` for the client rows: the server's event store is `storeDelayMs` away.
+ * The server cuts the call's stream after message 3; once the client's GET with
+ * `Last-Event-ID` has left, the tool is released `storeDelayMs / 2` later, so that it stores
+ * message 4 between the store's read of the replay and the registration of the resumed stream
+ * (the timing of the server scenario `slowStoreReplayScenario`). A guarded client must raise
+ * the gap as a StreamResumptionError; a bare one shows what the application gets. The server
+ * runs without its `ReplayFence` here: the rows test the client against the window.
+ */
+export function clientSlowStoreReplay(storeDelayMs: number): ClientScenario {
+  return {
+    name: 'slow-store-replay',
+    storeDelayMs,
+    requires: (a) => lacking(a, 'storeDelay'),
+    async run(ctx) {
+      ctx.call({ tag: 'A', n: 6, holds: [4, 7], gapMs: 2 });
+      await ctx.progressed(3);
+      const sent = ctx.net.resumeSent(ctx.timeoutMs);
+      ctx.adapter.dropConnections();
+      await sent;
+      await settle(storeDelayMs / 2);
+      await ctx.control.releaseAll();
+      return { n: 6, after: 0 };
+    },
+  };
+}
 
 /** The client scenarios, in matrix order. */
 export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
@@ -201,6 +258,7 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
     },
   },
   { name: 'stale-connection', notApplicable: 'the SDK client closes a stream before resuming it' },
+  clientSlowStoreReplay(25),
 ];
 
 function row(client: ClientKind, guard: boolean, store: 'ring' | 'continuity'): ClientEntry {
@@ -244,6 +302,8 @@ interface DrivenClient {
     },
   ): Promise<unknown>;
   close(): Promise<void>;
+  /** The protocol version the SDK client negotiated in `initialize`. */
+  protocolVersion(): string | undefined;
 }
 
 const RECONNECTION = {
@@ -271,6 +331,7 @@ async function connectClient(
       callTool: (args, o) =>
         client.callTool({ name: TOOL_NAME, arguments: { ...args } }, undefined, o),
       close: () => transport.close(),
+      protocolVersion: () => transport.protocolVersion,
     };
   }
   const transport = new TransportV2(new URL(url), {
@@ -283,6 +344,7 @@ async function connectClient(
   return {
     callTool: (args, o) => client.callTool({ name: TOOL_NAME, arguments: { ...args } }, o),
     close: () => transport.close(),
+    protocolVersion: () => transport.protocolVersion,
   };
 }
 
@@ -315,6 +377,8 @@ export async function runClientCell(
   const timeoutMs = options.timeoutMs ?? 2000;
   const callTimeoutMs = options.callTimeoutMs ?? 1500;
   const adapter = entry.make();
+  const why = scenario.requires?.(adapter) ?? null;
+  if (why !== null) return { ...base, verdict: 'n/a', observed: 'not run', reason: why, ms: 0 };
   const control = new HoldControl();
   const net = new FaultNetwork();
   const tracks = new Map<number, string[]>();
@@ -329,7 +393,14 @@ export async function runClientCell(
   let verdict: CellVerdict;
   let observed: string;
   try {
-    const url = await adapter.start({ control, keepAliveMs, retention });
+    const url = await adapter.start({
+      control,
+      keepAliveMs,
+      retention,
+      ...(scenario.storeDelayMs !== undefined
+        ? { storeDelayMs: scenario.storeDelayMs, replayFence: false }
+        : {}),
+    });
     const fetchFn = continuityGuard(net.fetch, {
       readId: entry.readId,
       enforce: entry.guard,
@@ -450,6 +521,8 @@ export async function runClientCell(
     ? resumedTracks.flat()
     : (all.sort((a, b) => b.length - a.length)[0] ?? []);
   const cell: JudgedCell = { ...base, verdict, observed, trace, ms: Date.now() - started };
+  const negotiated = client?.protocolVersion();
+  if (negotiated !== undefined) cell.protocolVersion = negotiated;
   if (trace.length > 0) cell.oracle = await judgeClientTrace(cell, entry);
   return cell;
 }

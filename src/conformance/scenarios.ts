@@ -509,11 +509,17 @@ export const readerStallsThenDrains: Scenario = {
 /**
  * The client's idle timer fired but the old connection is still open as far as the server
  * knows (a silent network cut, or a client that reconnects without closing): it reconnects
- * with its cursor while the server still holds the old stream.
+ * with its cursor while the server still holds the old stream. Once the resumed stream has
+ * delivered message n (it is registered and replayed), the client closes the old connection,
+ * the server notices, and only then is the result released: a server whose close handler of
+ * the old stream tears down the registration of the resumed one (both carry the same stream
+ * id) loses the result, and the cell shows it.
  */
 export const staleConnection: Scenario = {
   name: 'stale-connection',
-  title: 'stop reading after 3 without closing, server emits 4-6, resume from 3',
+  title:
+    'stop reading after 3 without closing, server emits 4-6, resume from 3, ' +
+    'close the old connection, then the result',
   async run(ctx) {
     const A = ctx.tag('A');
     const client = await newClient(ctx);
@@ -525,12 +531,71 @@ export const staleConnection: Scenario = {
     await ctx.control.release(A, 4);
     await ctx.control.waitEmitted(A, n, ctx.timeoutMs);
     const r = await resume(ctx, client, f, cursor, has(A, n));
+    // The old connection goes now, between the resumed stream's registration and the result.
+    // The trace has no line for it: the client abandoned that stream at its idle timeout, and
+    // the trace tells the resumed stream's story.
+    old.abort();
+    await new Promise((res) => setTimeout(res, SETTLE_MS));
     await ctx.control.release(A, n + 1);
     await keepReading(ctx, f, r, has(A, 'result'));
-    old.abort();
     return judge(r.rec, owed(A, 3, n), [A]);
   },
 };
+
+/**
+ * `slow-store-replay` with the event store `storeDelayMs` away (`StartOptions.storeDelayMs`:
+ * each store operation waits that long, as a networked store's round trips would). Cut after 3,
+ * resume from 3, and release the tool while the slowed replay runs, so that the tool stores
+ * message 4 after the store has read the replay and before the transport registers the
+ * resumed stream: the SDK transports only store a message whose stream has no registered
+ * connection yet, and the replay, read before it, does not carry it.
+ *
+ * Timing: the replay reads at about `storeDelayMs` after the GET and the resumed stream is
+ * registered at about `2 × storeDelayMs`; the tool, released `storeDelayMs / 2` after the GET,
+ * waits its gap (2 ms) and stores message 4 after one more `storeDelayMs`, at about
+ * `1.5 × storeDelayMs`: the middle of the window, with `storeDelayMs / 2` of margin on each
+ * side for timer jitter and the GET's own latency. Message 5 lands a full delay later, after the
+ * registration. With no delay the window closes: an in-process store reads and returns within
+ * one turn of the event loop. Below about 5 ms the GET's own latency is as long as the window,
+ * so this fixed timing may miss it: a miss there is the timing's, not a closed window
+ * (slow-store.test.ts measures both).
+ *
+ * @param storeDelayMs The store delay of the scenario (the matrix runs {@link slowStoreReplay}).
+ */
+export function slowStoreReplayScenario(storeDelayMs: number): Scenario {
+  return {
+    name: 'slow-store-replay',
+    title:
+      `store ${storeDelayMs} ms away: cut after 3, resume from 3, ` +
+      'the tool goes on while the replay is read',
+    storeDelayMs,
+    requires: (a) => lacking(a, 'storeDelay'),
+    async run(ctx) {
+      const A = ctx.tag('A');
+      const client = await newClient(ctx);
+      const f = new CallFollower(ctx.trace);
+      const n = 6;
+      const s = await openCall(ctx, client, f, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
+      const cursor = f.cursor;
+      await disconnect(f, s);
+      // The GET goes out now; its answer comes only once the replay was read and sent.
+      const resumed = resume(ctx, client, f, cursor, has(A, 'result'));
+      resumed.catch(() => {}); // awaited below; no unhandled rejection while the timer runs
+      await new Promise((res) => setTimeout(res, storeDelayMs / 2));
+      await ctx.control.release(A, 4);
+      await ctx.control.release(A, n + 1);
+      const r = await resumed;
+      return judge(r.rec, owed(A, 3, n), [A]);
+    },
+  };
+}
+
+/**
+ * A store 25 ms away: a round trip to a networked store across zones or under load (within one
+ * zone it is nearer 1 ms). 25 ms makes the window wide enough to be hit every run, with about
+ * 12 ms of margin on each side, and keeps the cell under half a second.
+ */
+export const slowStoreReplay: Scenario = slowStoreReplayScenario(25);
 
 /** Every scenario, in the order of the matrix. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -543,4 +608,5 @@ export const SCENARIOS: readonly Scenario[] = [
   emptyResumeThenReconnect,
   readerStallsThenDrains,
   staleConnection,
+  slowStoreReplay,
 ];

@@ -48,3 +48,77 @@ export class RingBufferEventStore implements EventStoreLike {
     return this.events.length;
   }
 }
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Any event store behind an asynchronous delay, as a networked store (Redis, a database) puts
+ * one on every operation: the request travels to the store, the answer travels back.
+ *
+ * - `storeEvent`: waits `delayMs`, then stores (the write lands at the store after the trip).
+ * - `replayEventsAfter`: waits `delayMs` (the request reaches the store), reads the inner
+ *   store's replay into a snapshot at that instant (the store answers the read), waits
+ *   `delayMs` again (the answer travels back), then sends the snapshot and resolves to the
+ *   stream id. Events stored after the read are not in the snapshot, exactly as events written
+ *   after a Redis `XRANGE` ran are not in its reply; an in-process store has no such gap,
+ *   since it reads to the end and returns within one turn of the event loop.
+ * - `getStreamIdForEventId` (only when the inner store has it): waits `delayMs`, then asks.
+ *
+ * A refusal of the inner replay comes back after the second delay too (`slow-store-replay`
+ * measures the window this opens between the end of the SDK transports' `replayEventsAfter`
+ * and their registration of the resumed stream).
+ */
+export class DelayedEventStore implements EventStoreLike {
+  /** Present when the inner store has it: the inner answer, after `delayMs`. */
+  readonly getStreamIdForEventId?: (eventId: string) => Promise<string | undefined>;
+
+  /**
+   * @param inner The store that holds the events.
+   * @param delayMs Milliseconds each leg of an operation takes (0: no delay, but still
+   *   asynchronous).
+   */
+  constructor(
+    readonly inner: EventStoreLike,
+    readonly delayMs: number,
+  ) {
+    if (!(delayMs >= 0) || !Number.isFinite(delayMs)) {
+      throw new Error('delayMs must be a finite number >= 0');
+    }
+    const get = inner.getStreamIdForEventId?.bind(inner);
+    if (get) {
+      this.getStreamIdForEventId = async (eventId) => {
+        await sleep(this.delayMs);
+        return get(eventId);
+      };
+    }
+  }
+
+  /** Stores the event after `delayMs`. */
+  async storeEvent(streamId: string, message: StoredMessage): Promise<string> {
+    await sleep(this.delayMs);
+    return this.inner.storeEvent(streamId, message);
+  }
+
+  /** Reads the replay after `delayMs`, sends that snapshot after `delayMs` more. */
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: StoredMessage) => Promise<void> },
+  ): Promise<string> {
+    await sleep(this.delayMs);
+    const snapshot: { id: string; message: StoredMessage }[] = [];
+    let streamId: string;
+    try {
+      streamId = await this.inner.replayEventsAfter(lastEventId, {
+        send: async (id, message) => {
+          snapshot.push({ id, message });
+        },
+      });
+    } catch (e) {
+      await sleep(this.delayMs);
+      throw e;
+    }
+    await sleep(this.delayMs);
+    for (const { id, message } of snapshot) await send(id, message);
+    return streamId;
+  }
+}

@@ -187,6 +187,12 @@ export interface StartOptions {
    * would (`slow-store-replay`); only adapters declaring `storeDelay` honour it.
    */
   storeDelayMs?: number;
+  /**
+   * Put a `ReplayFence` (mcp-resumption/runtime) around the slowed store (default `true`: the deployment the
+   * project recommends for a networked store). The client rows' `slow-store-replay` turns it
+   * off, to show what a client meets behind a server without it.
+   */
+  replayFence?: boolean;
 }
 
 /**

@@ -8,4 +8,5 @@
  */
 export * from './continuity-store.js';
 export * from './continuity-guard.js';
+export * from './replay-fence.js';
 export { StreamResumptionError } from '../reference.js';

@@ -9,7 +9,8 @@ import { StreamableHTTPServerTransport as NodeTransportV1 } from '@modelcontextp
 import { InMemoryEventStore as SdkExampleStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { WebStandardStreamableHTTPServerTransport as WebTransportV2 } from '@modelcontextprotocol/server';
 import { ContinuityEventStore, CONTINUITY_ID_PATTERN } from '../../runtime/continuity-store.js';
-import { RingBufferEventStore, type EventStoreLike } from '../stores.js';
+import { ReplayFence } from '../../runtime/replay-fence.js';
+import { DelayedEventStore, RingBufferEventStore, type EventStoreLike } from '../stores.js';
 import {
   OPAQUE_IDS,
   patternCodec,
@@ -22,7 +23,7 @@ import { SessionHost, type HostedSession, type ProcessState } from './host.js';
 import { v1ToolServer, v2ToolServer } from './tool-servers.js';
 
 /** Which event store an SDK adapter runs with. */
-export type StoreKind = 'example' | 'ring' | 'continuity';
+export type StoreKind = 'example' | 'ring' | 'continuity' | 'continuity-nofence';
 
 /** Ids of the ring store: `<stream>_<global seq>`. */
 export const RING_ID_PATTERN = /^(?<stream>.+)_(?<seq>\d+)$/;
@@ -32,6 +33,11 @@ export interface StoreSpec {
   label: string;
   codec: IdCodec;
   evict: boolean;
+  /**
+   * `make` honours {@link StartOptions.storeDelayMs} (wraps the store in a
+   * {@link DelayedEventStore}). Default `false`.
+   */
+  storeDelay?: boolean;
   /** Store instance for a session: shared per process, or per session. */
   make(options: StartOptions, state: ProcessState): EventStoreLike;
   scope: string;
@@ -44,6 +50,21 @@ function shared(state: ProcessState, make: () => EventStoreLike): EventStoreLike
     state.set('store', store);
   }
   return store;
+}
+
+/** `store` behind the delay `options.storeDelayMs` asks for (unchanged when there is none). */
+function delayed(store: EventStoreLike, options: StartOptions): EventStoreLike {
+  const ms = options.storeDelayMs ?? 0;
+  return ms > 0 ? new DelayedEventStore(store, ms) : store;
+}
+
+/**
+ * A slowed store behind a {@link ReplayFence} unless `options.replayFence` is `false` (a store
+ * that is not slowed needs none: replay and registration fall in one turn of the event loop).
+ */
+function networked(store: EventStoreLike, options: StartOptions, fence: boolean): EventStoreLike {
+  const slow = delayed(store, options);
+  return slow !== store && fence && options.replayFence !== false ? new ReplayFence(slow) : slow;
 }
 
 const STORES: Record<StoreKind, StoreSpec> = {
@@ -65,8 +86,17 @@ const STORES: Record<StoreKind, StoreSpec> = {
     label: 'ContinuityEventStore',
     codec: patternCodec(CONTINUITY_ID_PATTERN),
     evict: true,
+    storeDelay: true,
     scope: 'one store per session',
-    make: (o) => new ContinuityEventStore({ capacity: o.retention }),
+    make: (o) => networked(new ContinuityEventStore({ capacity: o.retention }), o, true),
+  },
+  'continuity-nofence': {
+    label: 'ContinuityEventStore, no replay fence',
+    codec: patternCodec(CONTINUITY_ID_PATTERN),
+    evict: true,
+    storeDelay: true,
+    scope: 'one store per session; slowed without a ReplayFence (the window left open)',
+    make: (o) => networked(new ContinuityEventStore({ capacity: o.retention }), o, false),
   },
 };
 
@@ -167,26 +197,43 @@ function createV2Session(
 }
 
 function capabilitiesOf(spec: StoreSpec): AdapterCapabilities {
+  const missing: AdapterCapabilities['missing'] = {
+    ...(spec.evict
+      ? {}
+      : { evict: `the ${spec.label} never evicts (unbounded): nothing to resume after` }),
+    ...(spec.storeDelay
+      ? {}
+      : {
+          storeDelay:
+            `the ${spec.label} is not slowed (only the ContinuityEventStore rows are: one ` +
+            "store suffices to measure the transport's window between replay and registration)",
+        }),
+  };
   return {
     evict: spec.evict,
     keepalive: true,
-    ...(spec.evict
-      ? {}
-      : {
-          missing: { evict: `the ${spec.label} never evicts (unbounded): nothing to resume after` },
-        }),
+    ...(spec.storeDelay ? { storeDelay: true } : {}),
+    ...(Object.keys(missing).length > 0 ? { missing } : {}),
   };
 }
 
-/** The SDK 1.x server (`@modelcontextprotocol/sdk`) with the given store. */
-export function sdkV1Adapter(kind: StoreKind | StoreSpec): SessionHost {
+/**
+ * The SDK 1.x server (`@modelcontextprotocol/sdk`) with the given store; `pinProtocolVersion`
+ * makes it speak only that version (see `SessionHostOptions.pinProtocolVersion`).
+ */
+export function sdkV1Adapter(
+  kind: StoreKind | StoreSpec,
+  pinProtocolVersion?: string,
+): SessionHost {
   const spec = typeof kind === 'string' ? STORES[kind] : kind;
+  const pin = pinProtocolVersion ? `, pinned to protocol ${pinProtocolVersion}` : '';
   return new SessionHost({
-    name: `sdk ${packageVersion('@modelcontextprotocol/sdk')} + ${spec.label}`,
+    name: `sdk ${packageVersion('@modelcontextprotocol/sdk')} + ${spec.label}${pin}`,
     versions: { '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk') },
     idCodec: spec.codec,
     capabilities: capabilitiesOf(spec),
-    setup: `StreamableHTTPServerTransport (Node), ${spec.label}, ${spec.scope}`,
+    setup: `StreamableHTTPServerTransport (Node), ${spec.label}, ${spec.scope}${pin}`,
+    ...(pinProtocolVersion ? { pinProtocolVersion } : {}),
     createSession: (sid, options, state) =>
       createV1Session(sid, options, spec.make(options, state)),
   });
