@@ -17,7 +17,8 @@ export function handWritten(doc: string): string {
 /** Hand-written figures that only a run can give: "26,452 interleavings/s", "a ratio of 5.8x". */
 export function copiedFigures(text: string): string[] {
   // A target ("≥ 20,000 interleavings/s") is a requirement, not a measurement.
-  const perSecond = /(?<![≥>=]\s?)(?<![\d,.])\d[\d,.]*\s*(?:million\s+)?[a-z-]+(?:\s[a-z-]+)?\/s\b/gi;
+  const perSecond =
+    /(?<![≥>=]\s?)(?<![\d,.])\d[\d,.]*\s*(?:million\s+)?[a-z-]+(?:\s[a-z-]+)?\/s\b/gi;
   const ratio = /\b(?:ratio(?: of)?|speed-up(?: of)?)\s+\d+(?:\.\d+)?\s*[x×]/gi;
   return [...(text.match(perSecond) ?? []), ...(text.match(ratio) ?? [])];
 }
