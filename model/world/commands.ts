@@ -36,14 +36,18 @@ export function describeCommand(c: WorldCommand): string {
 function emitTool(w: World): void {
   const s = w.server;
   if (!s.toolAlive || s.toolEvents >= w.cfg.N) {
-    note(w, 'server', 'tool has nothing more to emit');
+    note(w, 'server', 'tool has nothing more to emit', { k: 'tool-done' });
     return;
   }
   const ready = s.lastEmitAt + w.cfg.I;
   if (ready > w.clock.now) advance(w, ready - w.clock.now);
   const f = emit(s, w.cfg, w.clock.now, w.truth);
   if (f !== null) {
-    note(w, 'server', `emits ${f.result ? 'result' : 'progress'} event ${f.id}`);
+    note(w, 'server', `emits ${f.result ? 'result' : 'progress'} event ${f.id}`, {
+      k: 'emit',
+      id: f.id,
+      result: f.result,
+    });
     pump(w, false);
   }
 }
@@ -55,12 +59,15 @@ export function applyCommand(w: World, c: WorldCommand): void {
       if (c.stream === 'tool') emitTool(w);
       else {
         const f = emitOther(w.server, w.cfg, w.clock.now);
-        note(w, 'server', `emits event ${f.id} on the other stream`);
+        note(w, 'server', `emits event ${f.id} on the other stream`, { k: 'emit-other', id: f.id });
       }
       return;
     case 'Evict': {
       const id = evictOldest(w.server, w.truth);
-      note(w, 'server', id === null ? 'nothing to evict' : `evicts event ${id}`);
+      note(w, 'server', id === null ? 'nothing to evict' : `evicts event ${id}`, {
+        k: 'evict',
+        id,
+      });
       return;
     }
     case 'Restart': {
@@ -69,33 +76,39 @@ export function applyCommand(w: World, c: WorldCommand): void {
       w.net.up = false;
       w.net.socket = [];
       restart(w.server, w.cfg, w.clock.now, w.truth);
-      note(w, 'server', `restarts (${w.cfg.durable ? 'durable' : 'in-memory'} session store)`);
+      note(w, 'server', `restarts (${w.cfg.durable ? 'durable' : 'in-memory'} session store)`, {
+        k: 'restart',
+        durable: w.cfg.durable,
+      });
       if (wasUp) noticeDisconnect(w.client, w.cfg, w.port);
       return;
     }
     case 'SaturateApp':
       w.client.appSaturated = true;
-      note(w, 'client', 'application thread saturated');
+      note(w, 'client', 'application thread saturated', { k: 'app', saturated: true });
       return;
     case 'ReleaseApp':
       w.client.appSaturated = false;
-      note(w, 'client', 'application thread released');
+      note(w, 'client', 'application thread released', { k: 'app', saturated: false });
       pump(w, false);
       return;
     case 'Drain':
       pump(w, true);
-      note(w, 'client', 'reader drains the socket');
+      note(w, 'client', 'reader drains the socket', { k: 'drain' });
       return;
     case 'Advance':
-      note(w, 'network', `${c.ms} ms pass`);
+      note(w, 'network', `${c.ms} ms pass`, { k: 'advance', ms: c.ms });
       advance(w, c.ms);
       return;
     case 'Disconnect':
-      note(w, 'network', c.silent ? 'connection drops silently' : 'connection drops');
+      note(w, 'network', c.silent ? 'connection drops silently' : 'connection drops', {
+        k: 'drop',
+        silent: c.silent,
+      });
       disconnectNetwork(w, c.silent);
       return;
     case 'Reconnect':
-      note(w, 'client', 'reconnects');
+      note(w, 'client', 'reconnects', { k: 'reconnect' });
       // The client abandons an open stream: for the proof it had pending, a drop.
       if (w.net.up) w.truth.drops.push(w.clock.now);
       reconnect(w.client, w.cfg, w.port);

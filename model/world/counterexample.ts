@@ -11,6 +11,8 @@ import { formatConfig, type WorldConfig } from './config.js';
 import { ClaimBroken, replayPathOf, runWorld, toWorldCommands, type Subject } from './property.js';
 import type { ConditionName } from './validity.js';
 import type { TimelineEntry } from './timeline.js';
+import { describeRun, foldTimeline, runSpan, type FoldedRun } from './timeline-fold.js';
+import { sequenceDiagram } from './sequence-diagram.js';
 import type { World } from './world.js';
 
 /** Everything needed to show and replay one failure. */
@@ -69,36 +71,95 @@ function repeats(es: readonly TimelineEntry[], i: number, p: number): number {
   return r;
 }
 
+/** How a timeline is printed. */
+export interface TimelineOptions {
+  /**
+   * Fold runs of routine lines (emits, arrivals in order, time passing) into one line each,
+   * and start with a legend of the columns and the time stamps.
+   */
+  brief?: boolean;
+}
+
+/** The legend of a `--brief` timeline: what the time stamps and the folded lines mean. */
+export const BRIEF_LEGEND: readonly string[] = [
+  '  legend: time is virtual, m:ss since the tool call started, with fractions of a second after',
+  '  a dot (6:58 = 418 s, 0:00.1 = 100 ms); a-b is a span. A line "events a..b (n) ..." folds a',
+  '  run of routine lines (the tool appending events, events arriving in order, time passing,',
+  '  blocked keepalives); # gives the first and last line it folds. state and cursor are the',
+  "  client machine's after the line.",
+];
+
+/** `Advance(8000) x41, Emit x41, Drain`: the commands a heading covers, counted. */
+function commandSummary(commands: readonly WorldCommand[], from: number, to: number): string {
+  const counts = new Map<string, number>();
+  for (let k = from; k <= to; k++) {
+    const d = describeCommand(commands[k]!);
+    counts.set(d, (counts.get(d) ?? 0) + 1);
+  }
+  return [...counts].map(([d, n]) => (n > 1 ? `${d} x${n}` : d)).join(', ');
+}
+
 /**
  * The numbered timeline of a world that was run with `record: true`. A block of lines that
- * repeats (a reconnect loop) is printed once, followed by how often it repeats.
+ * repeats (a reconnect loop) is printed once, followed by how often it repeats; with `brief`,
+ * runs of routine lines are folded too (see {@link foldTimeline}).
  */
-export function formatTimeline(w: World, commands: readonly WorldCommand[]): string[] {
+export function formatTimeline(
+  w: World,
+  commands: readonly WorldCommand[],
+  options: TimelineOptions = {},
+): string[] {
+  const num = options.brief ? 10 : 6;
   const lines = [
-    `  ${pad('#', 6)}${pad('time', 10)}${pad('actor', 9)}${pad('action', 56)}${pad('client state', 18)}cursor`,
+    ...(options.brief ? BRIEF_LEGEND : []),
+    `  ${pad('#', num)}${pad('time', 10)}${pad('actor', 9)}${pad('action', 56)}${pad('client state', 18)}cursor`,
   ];
   const es = w.timeline ?? [];
+  const runs = new Map<number, FoldedRun>();
+  if (options.brief)
+    for (const seg of foldTimeline(es)) if (seg.k === 'run') runs.set(seg.run.from, seg.run);
+  const heading = (command: number, first: boolean) =>
+    command < 0
+      ? first
+        ? 'setup'
+        : 'epilogue (release the app, let the tool finish, let time pass)'
+      : `command ${command + 1}: ${describeCommand(commands[command]!)}`;
   let lastCommand = -2;
   let i = 0;
+  // Repeated blocks are looked for only after the last folded run, never across it.
+  let after = 0;
   while (i < es.length) {
     const e = es[i]!;
+    const run = runs.get(i);
+    if (run) {
+      const last = es[run.to]!;
+      const c0 = e.command < 0 ? e.command : Math.max(e.command, lastCommand + 1);
+      if (last.command !== lastCommand) {
+        lines.push(
+          c0 < 0 || c0 === last.command
+            ? `        -- ${heading(last.command, false)}`
+            : `        -- commands ${c0 + 1}..${last.command + 1}: ${commandSummary(commands, c0, last.command)}`,
+        );
+        lastCommand = last.command;
+      }
+      lines.push(
+        `  ${pad(`${i + 1}-${run.to + 1}`, num)}${pad(runSpan(run), 10)}${pad('', 9)}${pad(`${describeRun(run)}, ${run.to - run.from + 1} lines`, 56)}${pad(last.state, 18)}${last.cursor}`,
+      );
+      i = run.to + 1;
+      after = i;
+      continue;
+    }
     if (e.command !== lastCommand) {
       lastCommand = e.command;
-      const label =
-        e.command < 0
-          ? e.t === 0 && i === 0
-            ? 'setup'
-            : 'epilogue (release the app, let the tool finish, let time pass)'
-          : `command ${e.command + 1}: ${describeCommand(commands[e.command]!)}`;
-      lines.push(`        -- ${label}`);
+      lines.push(`        -- ${heading(e.command, e.t === 0 && i === 0)}`);
     }
     lines.push(
-      `  ${pad(String(i + 1), 6)}${pad(formatTime(e.t), 10)}${pad(e.actor, 9)}${pad(e.action, 56)}${pad(e.state, 18)}${e.cursor}`,
+      `  ${pad(String(i + 1), num)}${pad(formatTime(e.t), 10)}${pad(e.actor, 9)}${pad(e.action, 56)}${pad(e.state, 18)}${e.cursor}`,
     );
     i++;
     for (let p = 1; p <= 8; p++) {
       const start = i - p;
-      if (start < 0) break;
+      if (start < after) break;
       const r = repeats(es, start, p);
       if (r >= 2) {
         const skipTo = i + r * p;
@@ -114,8 +175,30 @@ export function formatTimeline(w: World, commands: readonly WorldCommand[]): str
   return lines;
 }
 
+/** How a counterexample is printed: the full timeline, a `brief` one, or a Mermaid diagram. */
+export interface CounterexampleOptions extends TimelineOptions {
+  /** A Mermaid sequence diagram (a fenced block) instead of the text timeline. */
+  mermaid?: boolean;
+}
+
+/**
+ * The timeline of a recorded world as the options ask: numbered lines (full or brief), or a
+ * fenced Mermaid sequence diagram.
+ */
+export function timelineLines(
+  w: World,
+  commands: readonly WorldCommand[],
+  options: CounterexampleOptions = {},
+): string[] {
+  if (options.mermaid) return ['sequence diagram:', '```mermaid', sequenceDiagram(w), '```'];
+  return ['timeline:', ...formatTimeline(w, commands, options)];
+}
+
 /** The counterexample in words: configuration, commands, timeline, broken claim, replay. */
-export function formatCounterexample(cx: Counterexample): string {
+export function formatCounterexample(
+  cx: Counterexample,
+  options: CounterexampleOptions = {},
+): string {
   const w = runWorld(cx.cfg, cx.commands, cx.subject ?? {}, { record: true });
   const claim = claimNamed(cx.claim);
   const verdict = claim.check(w, cx.ignore === undefined ? {} : { ignore: cx.ignore });
@@ -124,8 +207,7 @@ export function formatCounterexample(cx: Counterexample): string {
   if (cx.subjectName !== undefined) lines.push(`subject: ${cx.subjectName}`);
   lines.push(`config: ${formatConfig(cx.cfg)}`);
   lines.push(`commands: ${cx.commands.map(describeCommand).join(', ') || '(none)'}`);
-  lines.push('timeline:');
-  lines.push(...formatTimeline(w, cx.commands));
+  lines.push(...timelineLines(w, cx.commands, options));
   lines.push(
     `claim broken: ${claim.name}: ${verdict.ok ? '(held on replay: the failure is not deterministic!)' : verdict.why}`,
   );

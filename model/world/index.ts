@@ -24,5 +24,7 @@ export * from './property.js';
 export * from './scenarios.js';
 export { floorOf, type ServerState } from './server.js';
 export * from './timeline.js';
+export * from './timeline-fold.js';
+export * from './sequence-diagram.js';
 export * from './validity.js';
 export { advance, createWorld, type NetworkState, type World, type WorldOptions } from './world.js';

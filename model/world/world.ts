@@ -36,7 +36,7 @@ import {
   prime,
   type ServerState,
 } from './server.js';
-import type { Actor, TimelineEntry } from './timeline.js';
+import type { Actor, TimelineEntry, TimelineTag } from './timeline.js';
 
 /** The network between server and client: one connection's socket buffer. */
 export interface NetworkState {
@@ -79,12 +79,13 @@ export interface World {
 }
 
 /** Appends a timeline entry (when recording). */
-export function note(w: World, actor: Actor, action: string): void {
+export function note(w: World, actor: Actor, action: string, tag: TimelineTag): void {
   if (w.timeline === null) return;
   w.timeline.push({
     t: w.clock.now,
     actor,
     action,
+    tag,
     state: clientState(w.client),
     cursor: w.client.cursor,
     command: w.command,
@@ -133,6 +134,15 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
       w,
       'server',
       `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''} (${floor > s.head ? `holds nothing, head ${s.head}` : `holds ${floor}..${s.head}`}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
+      {
+        k: 'answer',
+        status: answer.status,
+        floor: answer.floor ?? null,
+        holds: floor > s.head ? null : [floor, s.head],
+        head: s.head,
+        sessionLost: !sessionAlive,
+        replays: ids,
+      },
     );
   }
   w.net.socket = [];
@@ -167,6 +177,7 @@ function portOf(w: World, cache: StepCache): ClientPort {
           t: w.clock.now,
           actor: 'client',
           action: `machine <- ${describeObservation(o)}`,
+          tag: { k: 'observe', obs: o, from: before.value as never },
           state: after.value as never,
           cursor: after.context.cursor ?? 0,
           command: w.command,
@@ -246,7 +257,9 @@ function keepaliveTick(w: World): void {
     return;
   }
   if (s.keepaliveBlocked) {
-    note(w, 'server', 'keepalive loop still blocked on write (socket full)');
+    note(w, 'server', 'keepalive loop still blocked on write (socket full)', {
+      k: 'keepalive-blocked',
+    });
     return;
   }
   s.keepaliveBlocked = true;
@@ -259,7 +272,9 @@ function closeIdleStream(w: World): void {
   s.closeAt = Infinity;
   s.live = false;
   s.out.push({ frame: END, queuedAt: w.clock.now });
-  note(w, 'server', `ends the resumed stream: nothing written for ${w.cfg.Q} ms (polling)`);
+  note(w, 'server', `ends the resumed stream: nothing written for ${w.cfg.Q} ms (polling)`, {
+    k: 'end-stream',
+  });
   pump(w, true);
 }
 
@@ -321,12 +336,14 @@ export function advance(w: World, ms: number): void {
     if (idleDeadline(c, w.cfg) <= w.clock.now) {
       const up = w.net.up && w.server.connected && w.server.sessionKnown && !w.server.recreated;
       w.truth.idle.push({ t: w.clock.now, connectionUp: up });
-      note(w, 'client', `idle timer fired (${w.cfg.T} ms without ${c.behaviour.idleOn})`);
+      note(w, 'client', `idle timer fired (${w.cfg.T} ms without ${c.behaviour.idleOn})`, {
+        k: 'idle',
+      });
       idleTimeout(c, w.cfg, w.port);
     }
     if (c.proofAt !== null && c.proofAt <= w.clock.now) proofTimeout(c, w.port);
     if (c.done === null && c.reconnectAt !== null && c.reconnectAt <= w.clock.now) {
-      note(w, 'client', 'reconnect back-off elapsed');
+      note(w, 'client', 'reconnect back-off elapsed', { k: 'backoff' });
       reconnect(c, w.cfg, w.port);
     }
   }

@@ -2,7 +2,16 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { clientMachine } from '../../model/client-machine.js';
-import { DIAGRAM_BEGIN, DIAGRAM_END, diagramBlock } from '../../src/diagram.js';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
+import {
+  DIAGRAM_BEGIN,
+  DIAGRAM_END,
+  diagramBlock,
+  SIMPLE_BEGIN,
+  SIMPLE_END,
+  simpleDiagramBlock,
+} from '../../src/diagram.js';
+import { findBlock } from '../../src/marked-block.js';
 import { runCli } from '../support/cli.js';
 
 describe('docs/model.md', () => {
@@ -15,6 +24,25 @@ describe('docs/model.md', () => {
     expect(committed, 'docs/model.md is stale: run `npm run docs:diagram`').toBe(
       diagramBlock(clientMachine),
     );
+  });
+});
+
+describe('docs/model.md, the simplified diagram', () => {
+  it('holds the simplified diagram generated from the machine (npm run docs:diagram)', async () => {
+    const doc = await readFile(new URL('../../docs/model.md', import.meta.url), 'utf8');
+    const committed = findBlock(doc, SIMPLE_BEGIN, SIMPLE_END);
+    expect(committed, 'simple-diagram markers missing').not.toBeNull();
+    expect(committed, 'docs/model.md is stale: run `npm run docs:diagram`').toBe(
+      simpleDiagramBlock(clientMachine),
+    );
+    // The check has teeth: a machine that differs in one transition gives another block.
+    const mutant = MACHINE_MUTANTS.find((m) => m.name === 'keepalive-is-proof')!.machine;
+    expect(simpleDiagramBlock(mutant)).not.toBe(committed);
+  });
+
+  it('comes before the full diagram', async () => {
+    const doc = await readFile(new URL('../../docs/model.md', import.meta.url), 'utf8');
+    expect(doc.indexOf(SIMPLE_END)).toBeLessThan(doc.indexOf(DIAGRAM_BEGIN));
   });
 });
 

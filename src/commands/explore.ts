@@ -47,7 +47,14 @@ Options:
   --scenario NAME    instead of exploring, run one of the seed's incidents and print its
                      timeline and claims: ${SCENARIO_NAMES.join(', ')}
                      (with --mutant trusts-any-200: the naive client)
-  --help             this text`,
+  --brief            fold runs of routine timeline lines (events emitted, arriving in
+                     order, time passing) into one line each, with a legend
+  --mermaid          print the timeline as a Mermaid sequence diagram (client, server,
+                     event log) instead of text
+  --help             this text
+
+A counterexample and a scenario end with a "playground:" line: a world string that
+\`npm run playground\` loads (docs/playground.md).`,
   async run(argv, io) {
     const { values } = parseCommandArgs('explore', argv, {
       seconds: { type: 'string' },
@@ -60,7 +67,12 @@ Options:
       'replay-path': { type: 'string' },
       'mutant-runs': { type: 'string' },
       scenario: { type: 'string' },
+      brief: { type: 'boolean' },
+      mermaid: { type: 'boolean' },
     });
+    if (values.brief === true && values.mermaid === true)
+      throw new UsageError('--brief and --mermaid exclude each other');
+    const shown = { brief: values.brief === true, mermaid: values.mermaid === true };
     const seconds = intOption('seconds', values.seconds as string | undefined, DEFAULT_SECONDS);
     if (seconds === 0) throw new UsageError('--seconds must be at least 1');
     const runsText = values.runs as string | undefined;
@@ -82,7 +94,7 @@ Options:
       if (!SCENARIO_NAMES.includes(scenario))
         throw new UsageError(`--scenario must be one of ${SCENARIO_NAMES.join(', ')}`);
       const { subject } = subjectFor(mutant, 'mixed');
-      const told = tellScenario(scenario, subject, mutant ?? "the model's client");
+      const told = tellScenario(scenario, subject, mutant ?? "the model's client", shown);
       io.out(told.text + '\n');
       return told.ok ? 0 : 1;
     }
@@ -114,7 +126,7 @@ Options:
       progress: (line) => io.err(tty ? `\r${line}\x1b[K` : `${line}\n`),
     });
     if (tty) io.err('\n');
-    io.out(formatExploreReport(report) + '\n');
+    io.out(formatExploreReport(report, shown) + '\n');
     return report.counterexample || report.error ? 1 : 0;
   },
 };

@@ -4,7 +4,12 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { formatKillTable, killTable, type KillRow } from '../../model/mutants/kill-table.js';
-import { formatCounterexample, replayCommand } from '../../model/world/counterexample.js';
+import {
+  formatCounterexample,
+  replayCommand,
+  type CounterexampleOptions,
+} from '../../model/world/counterexample.js';
+import { playgroundLine } from '../explore/report.js';
 import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
 
 const BEGIN = '<!-- kill-table:begin';
@@ -19,7 +24,22 @@ export const EXAMPLE_MUTANT = 'drops-cursor';
 export function renderKillExample(rows: readonly KillRow[]): string | null {
   const row = rows.find((r) => r.mutant === EXAMPLE_MUTANT);
   if (!row?.counterexample) return null;
-  return '```text\n' + formatCounterexample(row.counterexample) + '\n```';
+  const cx = row.counterexample;
+  return '```text\n' + formatCounterexample(cx) + '\n' + playgroundLine(cx) + '\n```';
+}
+
+/** Every kill's counterexample, printed as `options` ask (a brief timeline, or Mermaid). */
+export function renderKillCounterexamples(
+  rows: readonly KillRow[],
+  options: CounterexampleOptions,
+): string {
+  const out: string[] = [];
+  for (const r of rows) {
+    if (!r.counterexample) continue;
+    out.push('', `${r.mutant}:`, formatCounterexample(r.counterexample, options));
+    out.push(playgroundLine(r.counterexample));
+  }
+  return out.join('\n');
 }
 
 function replaceBlock(doc: string, begin: string, end: string, body: string, command: string) {
@@ -60,7 +80,8 @@ export function replaceKillExampleBlock(doc: string, body: string, command: stri
 export const mutantsCommand: Command = {
   name: 'mutants',
   summary: 'search the mutant zoo and print the kill table (or --write it into a file)',
-  help: `Usage: mcp-resumption mutants [--seed N] [--runs N] [--only a,b] [--write FILE]
+  help: `Usage: mcp-resumption mutants [--seed N] [--runs N] [--only a,b] [--brief | --mermaid]
+                             [--write FILE]
 
 Searches every client and server mutant with fast-check and prints the kill table: mutant,
 the claim that killed it, runs to kill, and the length of the shrunk counterexample, then each
@@ -69,6 +90,9 @@ kill's reason and replay command. Exit status 1 if a mutant survives.
   --seed N      fast-check seed (default 1, so the table is reproducible)
   --runs N      runs per probe a kill must happen within (default 3000)
   --only LIST   only these mutants (comma-separated)
+  --brief       after the table, every kill's counterexample with a brief timeline (runs of
+                routine lines folded, with a legend)
+  --mermaid     after the table, every kill's counterexample as a Mermaid sequence diagram
   --write FILE  replace the kill-table block (between the kill-table markers) in FILE, and
                 the kill-example block (the ${EXAMPLE_MUTANT} counterexample), if FILE has one`,
   async run(argv, io) {
@@ -77,7 +101,12 @@ kill's reason and replay command. Exit status 1 if a mutant survives.
       runs: { type: 'string' },
       only: { type: 'string' },
       write: { type: 'string' },
+      brief: { type: 'boolean' },
+      mermaid: { type: 'boolean' },
     });
+    if (values.brief === true && values.mermaid === true)
+      throw new UsageError('--brief and --mermaid exclude each other');
+    const shown = { brief: values.brief === true, mermaid: values.mermaid === true };
     const seed = intOption('seed', values.seed as string | undefined, 1);
     const runs = intOption('runs', values.runs as string | undefined, 3_000);
     if (runs === 0) throw new UsageError('--runs must be at least 1');
@@ -91,7 +120,8 @@ kill's reason and replay command. Exit status 1 if a mutant survives.
     if (only && rows.length === 0) throw new UsageError('--only matched no mutant');
     const body = renderKillReport(rows, seed, runs);
     const file = values.write as string | undefined;
-    if (file === undefined) io.out(body + '\n');
+    const timelines = shown.brief || shown.mermaid ? renderKillCounterexamples(rows, shown) : '';
+    if (file === undefined) io.out(body + timelines + '\n');
     else {
       let doc: string;
       try {

@@ -1,6 +1,11 @@
 /** The `explore` report in words. */
 import { formatKillTable } from '../../model/mutants/kill-table.js';
-import { formatCounterexample } from '../../model/world/counterexample.js';
+import {
+  formatCounterexample,
+  type Counterexample,
+  type CounterexampleOptions,
+} from '../../model/world/counterexample.js';
+import { formatWorldString, namesOf } from '../world-string.js';
 import { formatConfig } from '../../model/world/config.js';
 import { formatSeedVariants } from '../../model/seed-variants.js';
 import { coverageOf, type ExploreReport } from './explore.js';
@@ -24,8 +29,14 @@ export function rerunCommand(r: ExploreReport): string {
   return parts.join(' ');
 }
 
-/** The whole report. */
-export function formatExploreReport(r: ExploreReport): string {
+/** The counterexample's world as a world string, for the playground. */
+export function playgroundLine(cx: Counterexample): string {
+  const spec = { cfg: cx.cfg, commands: cx.commands, ...namesOf(cx.subject ?? {}, cx.cfg) };
+  return `playground: ${formatWorldString(spec)}`;
+}
+
+/** The whole report; `options` choose how a counterexample's timeline is printed. */
+export function formatExploreReport(r: ExploreReport, options: CounterexampleOptions = {}): string {
   const s = r.stats;
   const o = r.options;
   const secs = r.elapsedMs / 1000;
@@ -70,7 +81,8 @@ export function formatExploreReport(r: ExploreReport): string {
   );
   if (r.counterexample) {
     lines.push('');
-    lines.push(formatCounterexample(r.counterexample));
+    lines.push(formatCounterexample(r.counterexample, options));
+    lines.push(playgroundLine(r.counterexample));
   }
   if (r.killTable.length > 0) {
     lines.push('');

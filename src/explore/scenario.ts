@@ -1,6 +1,7 @@
 /** The seed's incident scenarios, run and told as a timeline with every claim's verdict. */
 import { CLAIMS } from '../../model/claims/index.js';
-import { formatTimeline } from '../../model/world/counterexample.js';
+import { timelineLines, type CounterexampleOptions } from '../../model/world/counterexample.js';
+import { formatWorldString, namesOf } from '../world-string.js';
 import { formatConfig } from '../../model/world/config.js';
 import { describeCommand } from '../../model/world/commands.js';
 import { runWorld, type Subject } from '../../model/world/property.js';
@@ -9,11 +10,15 @@ import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
 /** The names of the fixed scenarios. */
 export const SCENARIO_NAMES: readonly string[] = SEED_SCENARIOS.map((s) => s.name);
 
-/** Runs scenario `name` with `subject` and tells it; `ok` is false when a claim broke. */
+/**
+ * Runs scenario `name` with `subject` and tells it (the timeline as `options` ask: full, brief
+ * or a Mermaid diagram); `ok` is false when a claim broke.
+ */
 export function tellScenario(
   name: string,
   subject: Subject,
   subjectName: string,
+  options: CounterexampleOptions = {},
 ): { text: string; ok: boolean } {
   const s = SEED_SCENARIOS.find((x) => x.name === name);
   if (!s) throw new Error(`no scenario ${name}`);
@@ -22,8 +27,7 @@ export function tellScenario(
     `scenario ${s.name} with ${subjectName}: ${s.story}`,
     `config: ${formatConfig(s.cfg)}`,
     `commands: ${s.commands.length} (${[...new Set(s.commands.map(describeCommand))].join(', ')})`,
-    'timeline:',
-    ...formatTimeline(w, s.commands),
+    ...timelineLines(w, s.commands, options),
     'claims:',
   ];
   let ok = true;
@@ -34,5 +38,7 @@ export function tellScenario(
       `  ${c.name.padEnd(22)} ${v.ok ? (v.applicable ? 'held' : 'n/a ') : 'BROKEN'}  ${v.ok && v.applicable ? '' : v.why}`,
     );
   }
+  const spec = { cfg: s.cfg, commands: s.commands, ...namesOf(subject, s.cfg) };
+  lines.push(`playground: ${formatWorldString(spec)}`);
   return { text: lines.join('\n'), ok };
 }

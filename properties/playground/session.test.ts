@@ -1,0 +1,124 @@
+/**
+ * The playground without the page: a session stepped to any point is the world the CLI runs up
+ * to that point (stepping back is re-running, worlds are deterministic), and the Load box reads
+ * world strings, replay commands and incident names into the same worlds the CLI prints.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { applyCommand, quiesce } from '../../model/world/commands.js';
+import { runWorld } from '../../model/world/property.js';
+import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
+import { createWorld } from '../../model/world/world.js';
+import { loadText, shellWords } from '../../src/playground/load.js';
+import {
+  applyStep,
+  finishAt,
+  newSession,
+  seek,
+  stepCount,
+  worldAt,
+} from '../../src/playground/session.js';
+import { foldIds, viewOf } from '../../src/playground/view.js';
+import { formatWorldString, subjectOf } from '../../src/world-string.js';
+import { announceSeed } from '../support/seed.js';
+import { recordedArb } from '../world/recorded.js';
+import { runs } from '../world/helpers.js';
+
+const SEED = announceSeed('properties/playground/session.test.ts');
+
+describe('playground sessions', () => {
+  test('at its last step a loaded world is the run of the CLI; at step k, k commands applied', () => {
+    fc.assert(
+      fc.property(recordedArb, fc.nat(), ({ cfg, commands, client, world }, k) => {
+        const s = newSession({ cfg, commands, client }, true);
+        expect(worldAt(seek(s, stepCount(s))).timeline).toEqual(world.timeline);
+        const at = k % (commands.length + 1);
+        const direct = createWorld(cfg, { ...subjectOf({ client }), record: true });
+        for (const c of commands.slice(0, at)) {
+          direct.command++;
+          applyCommand(direct, c);
+        }
+        const stepped = worldAt(seek(seek(s, stepCount(s)), at));
+        expect(stepped.timeline).toEqual(direct.timeline);
+      }),
+      { seed: SEED, numRuns: runs(150) },
+    );
+  });
+
+  test('the check has teeth: without the epilogue the last step is another world', () => {
+    const sc = SEED_SCENARIOS.find((x) => x.name === 'restart-empty-200')!;
+    const s = newSession({ cfg: sc.cfg, commands: sc.commands, client: 'model' }, false);
+    const w = worldAt(seek(s, stepCount(s)));
+    expect(w.timeline).not.toEqual(runWorld(sc.cfg, sc.commands, {}, { record: true }).timeline);
+    const finished = worldAt(finishAt(seek(s, stepCount(s))));
+    const epilogue = createWorld(sc.cfg, { record: true });
+    for (const c of sc.commands) {
+      epilogue.command++;
+      applyCommand(epilogue, c);
+    }
+    quiesce(epilogue);
+    expect(finished.timeline).toEqual(epilogue.timeline);
+  });
+
+  test('a command applied in the middle drops the later steps, as an editor undo would', () => {
+    const s = seek(
+      newSession(
+        { cfg: SEED_SCENARIOS[0]!.cfg, commands: SEED_SCENARIOS[0]!.commands, client: 'model' },
+        true,
+      ),
+      3,
+    );
+    const t = applyStep(s, { kind: 'Restart' });
+    expect(t.position).toBe(4);
+    expect(stepCount(t)).toBe(4);
+    expect(t.finished).toBe(false);
+    expect(t.spec.commands[3]).toEqual({ kind: 'Restart' });
+  });
+
+  test('the view shows the ring, the socket, the client and each claim', () => {
+    const sc = SEED_SCENARIOS.find((x) => x.name === 'seven-minute-stall')!;
+    const s = newSession({ cfg: sc.cfg, commands: sc.commands, client: 'model' }, true);
+    const atStall = viewOf(worldAt(seek(s, 262)));
+    expect(atStall.server.retained).toHaveLength(64);
+    expect([atStall.server.floor, atStall.server.head]).toEqual([67, 130]);
+    expect(atStall.socket.frames).toHaveLength(8);
+    expect(atStall.client.delivered).toBe('1..41');
+    const end = viewOf(worldAt(seek(s, stepCount(s))));
+    expect(end.state).toBe('resumptionFailed');
+    expect(end.claims.map((c) => `${c.name} ${c.status}`)).toEqual([
+      'NoUnprovenAcceptance held',
+      'NoSilentPartialResult held',
+      'NoFalseAlarm n/a',
+      'Delivery n/a',
+    ]);
+    expect(foldIds([1, 2, 3, 5, 7, 8])).toBe('1..3, 5, 7..8');
+  });
+});
+
+describe('the Load box', () => {
+  test('reads an incident by name, a world string, and a replay command', () => {
+    const byName = loadText('seven-minute-stall');
+    expect(byName.spec.commands).toEqual(SEED_SCENARIOS[0]!.commands);
+    expect(loadText(formatWorldString(byName.spec)).spec).toEqual(byName.spec);
+    const replay =
+      "replay: mcp-resumption explore --seed 1 --path 11:0:0:0:0:0:0:0:0:0:0:0:1:3:2:3:4:5 --replay-path '/h:D' --kind mixed --mutant trusts-any-200";
+    const loaded = loadText(replay);
+    expect(loaded.spec.client).toBe('trusts-any-200');
+    expect(loaded.label).toBe('NoSilentPartialResult broken (trusts-any-200)');
+    const s = newSession(loaded.spec, true);
+    const claims = viewOf(worldAt(seek(s, stepCount(s)))).claims;
+    expect(claims.find((c) => c.name === 'NoSilentPartialResult')?.status).toBe('BROKEN');
+  });
+
+  test.each([
+    ['hello', /paste a world string/],
+    ['mcp-resumption explore --seed 1', /needs --seed N and --path P/],
+    ['mcp-resumption explore --seed 1 --path 0 --kind nope', /unknown --kind nope/],
+  ])('refuses %j with one line', (text, message) => {
+    expect(() => loadText(text)).toThrow(message);
+  });
+
+  test('splits a command line as a shell would, quotes included', () => {
+    expect(shellWords(`a --x '/h:D' "b c" d`)).toEqual(['a', '--x', '/h:D', 'b c', 'd']);
+  });
+});

@@ -1,0 +1,330 @@
+/**
+ * The playground page: a learner sets up a world, applies its commands one by one, steps back
+ * and forth, and sees the client machine, the server's ring, the socket, the client, each claim
+ * and the timeline. Everything is computed by the model's own code (./../session.ts,
+ * ./../view.ts); this file only reads the form and writes the page.
+ */
+import { clientMachine } from '../../../model/client-machine.js';
+import { CLIENT_MUTANTS } from '../../../model/mutants/client-mutants.js';
+import { describeCommand, type WorldCommand } from '../../../model/world/commands.js';
+import { POLICIES, type PolicyName, type WorldConfig } from '../../../model/world/config.js';
+import { parseConfig } from '../../../model/world/config.js';
+import { formatTimeline } from '../../../model/world/counterexample.js';
+import { SEED_SCENARIOS } from '../../../model/world/scenarios.js';
+import { sequenceDiagram } from '../../../model/world/sequence-diagram.js';
+import { foldedList, simpleDiagram } from '../../simple-diagram.js';
+import { formatWorldString, MODEL_CLIENT, type WorldSpec } from '../../world-string.js';
+import { loadText } from '../load.js';
+import { PRESETS } from '../presets.js';
+import {
+  appliedCommands,
+  applyStep,
+  finishAt,
+  newSession,
+  seek,
+  stepCount,
+  withSetup,
+  worldAt,
+  type Session,
+} from '../session.js';
+import { viewOf, type WorldView } from '../view.js';
+
+/** Mermaid's browser build, loaded by its own script tag before this one. */
+declare const mermaid: {
+  initialize(config: object): void;
+  render(id: string, text: string): Promise<{ svg: string }>;
+};
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`the page has no #${id}`);
+  return el as T;
+};
+
+const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The configuration fields: numbers (D may be `inf`), then the choices. */
+const NUMBERS = ['D', 'K', 'T', 'B', 'I', 'R', 'P', 'Q', 'N'] as const;
+const CHOICES: Record<string, readonly string[]> = {
+  keepalive: ['shared', 'independent'],
+  read: ['coupled', 'decoupled'],
+  idleOn: ['bytes', 'events'],
+  durable: ['true', 'false'],
+  onRestart: ['404', 'recreate', 'new-epoch', 'not-durable'],
+  ack: ['true', 'false'],
+  priming: ['none', 'open', 'all'],
+};
+
+let session: Session = newSession({ cfg: PRESETS[0]!.cfg, commands: [], client: MODEL_CLIENT });
+
+function options(values: readonly string[], labels: readonly string[] = values): string {
+  return values.map((v, i) => `<option value="${esc(v)}">${esc(labels[i]!)}</option>`).join('');
+}
+
+/** Builds the set-up form once: presets, clients, policies and a field per config value. */
+function buildForm(): void {
+  $<HTMLSelectElement>('preset').innerHTML =
+    '<option value="">(choose a preset)</option>' + options(PRESETS.map((p) => p.name));
+  $<HTMLSelectElement>('client').innerHTML = options([
+    MODEL_CLIENT,
+    ...CLIENT_MUTANTS.map((m) => m.name),
+  ]);
+  $<HTMLSelectElement>('policy').innerHTML = options(POLICIES);
+  $<HTMLSelectElement>('server-runs').innerHTML =
+    '<option value="">(as declared)</option>' + options(POLICIES);
+  const fields = NUMBERS.map(
+    (k) => `<label>${k} <input id="cfg-${k}" data-key="${k}" type="text" /></label>`,
+  ).concat(
+    Object.entries(CHOICES).map(
+      ([k, vs]) =>
+        `<label>${k} <select id="cfg-${k}" data-key="${k}">${options(vs)}</select></label>`,
+    ),
+  );
+  $('config-fields').innerHTML = fields.join('');
+  $('scenarios').innerHTML = SEED_SCENARIOS.map(
+    (s) => `<button id="scenario-${s.name}" data-scenario="${s.name}">${s.name}</button>`,
+  ).join('');
+}
+
+/** Shows `spec`'s set-up in the form. */
+function fillForm(spec: WorldSpec): void {
+  const c = spec.cfg as unknown as Record<string, unknown>;
+  for (const k of NUMBERS)
+    $<HTMLInputElement>(`cfg-${k}`).value = c[k] === null ? 'inf' : String(c[k]);
+  for (const k of Object.keys(CHOICES)) $<HTMLSelectElement>(`cfg-${k}`).value = String(c[k]);
+  $<HTMLSelectElement>('client').value = spec.client;
+  $<HTMLSelectElement>('policy').value = spec.cfg.policy;
+  $<HTMLSelectElement>('server-runs').value = spec.server ?? '';
+  $('client-about').textContent =
+    CLIENT_MUTANTS.find((m) => m.name === spec.client)?.description ??
+    "the model's client: the machine of docs/model.md";
+}
+
+/** The set-up the form says, or an error naming the field that is wrong. */
+function readForm(): Omit<WorldSpec, 'commands'> {
+  const parts = NUMBERS.map((k) => `${k}=${$<HTMLInputElement>(`cfg-${k}`).value.trim()}`);
+  for (const k of Object.keys(CHOICES))
+    parts.push(`${k}=${$<HTMLSelectElement>(`cfg-${k}`).value}`);
+  parts.push(`policy=${$<HTMLSelectElement>('policy').value}`);
+  const cfg: WorldConfig = parseConfig(parts.join(','));
+  const server = $<HTMLSelectElement>('server-runs').value;
+  const client = $<HTMLSelectElement>('client').value;
+  return server === '' || server === cfg.policy
+    ? { cfg, client }
+    : { cfg, client, server: server as PolicyName };
+}
+
+/** Cells for the ring: D slots (or what is retained), floor and head marked, delivered green. */
+function ringHtml(v: WorldView, delivered: ReadonlySet<number>): string {
+  const s = v.server;
+  const ids = s.retained;
+  const shown = ids.length > 96 ? [...ids.slice(0, 16), null, ...ids.slice(-64)] : ids;
+  const cells = shown.map((id, i) => {
+    if (id === null) return '<span class="cell gap">…</span>';
+    const cls = ['cell'];
+    if (i === 0) cls.push('floor');
+    if (id === s.head) cls.push('head');
+    if (delivered.has(id)) cls.push('delivered');
+    return `<span class="${cls.join(' ')}" title="event ${id}">${id}</span>`;
+  });
+  const free = s.depth === null ? 0 : Math.max(0, s.depth - ids.length);
+  for (let k = 0; k < Math.min(free, 96); k++) cells.push('<span class="cell empty">·</span>');
+  return cells.join('');
+}
+
+function socketHtml(v: WorldView): string {
+  const cells = v.socket.frames.map((f) => `<span class="cell">${esc(f)}</span>`);
+  for (let k = v.socket.frames.length; k < v.socket.capacity; k++)
+    cells.push('<span class="cell empty">·</span>');
+  return cells.join('');
+}
+
+const yes = (b: boolean, t: string, f: string): string => (b ? t : f);
+
+/** Writes the world at the current step into the page. */
+function render(): void {
+  const w = worldAt(session);
+  const v = viewOf(w);
+  const delivered = new Set(w.client.delivered.map((e) => e.id));
+  $('state').textContent = v.state;
+  $('decision').textContent =
+    v.outcome === null ? 'no decision yet' : `last decision: ${v.outcome}: ${v.reason ?? ''}`;
+  $('time').textContent = `virtual time ${v.time}`;
+  const s = v.server;
+  $('server-facts').textContent =
+    `session ${s.epoch} ${yes(s.sessionKnown, 'known', 'lost')}, tool ${yes(s.toolAlive, 'running', 'dead')} ` +
+    `(${s.toolEvents} of ${s.N} events emitted), ${yes(s.connected, 'connected', 'not connected')}`;
+  $('ring').innerHTML = ringHtml(v, delivered);
+  $('ring-facts').textContent =
+    `ring of ${s.depth ?? 'unbounded'}: ${s.floor > s.head ? `holds nothing, head ${s.head}` : `floor ${s.floor}, head ${s.head}`}` +
+    `; evicted: ${s.evicted.length === 0 ? 'none' : `${s.evicted.length} (${s.evicted.slice(0, 3).join(', ')}${s.evicted.length > 3 ? ', …' : ''})`}` +
+    '; green: delivered to the client';
+  $('writer').textContent = s.writer.length === 0 ? 'empty' : s.writer.join(' ');
+  $('socket').innerHTML = socketHtml(v);
+  $('socket-facts').textContent =
+    `${v.socket.frames.length} of ${v.socket.capacity} frames, connection ${yes(v.socket.up, 'up', 'down')} (ka: keepalive)`;
+  const c = v.client;
+  $('client-facts').textContent =
+    `cursor ${c.cursor}, ${yes(c.connected, 'connected', 'not connected')}, application thread ${yes(c.appSaturated, 'saturated', 'free')}` +
+    (c.done === null ? '' : `; ${c.done === 'complete' ? 'complete' : `failed: ${c.error ?? ''}`}`);
+  $('delivered').textContent = `${c.deliveredCount} event(s): ${c.delivered || 'none'}`;
+  $('claims').innerHTML = v.claims
+    .map(
+      (k) =>
+        `<tr data-claim="${k.name}" title="${esc(k.text)}"><td>${k.name}</td>` +
+        `<td class="status-${k.status === 'n/a' ? 'na' : k.status}">${k.status}</td><td>${esc(k.why)}</td></tr>`,
+    )
+    .join('');
+  const applied = appliedCommands(session);
+  $('timeline').textContent = formatTimeline(w, applied, {
+    brief: $<HTMLInputElement>('brief').checked,
+  }).join('\n');
+  renderSteps();
+  $<HTMLInputElement>('world-string').value = formatWorldString(session.spec);
+  void renderDiagram(v.state);
+  if (!$('export-box').hidden) void renderExport();
+}
+
+/** The command list, the current step highlighted, and the step counter. */
+function renderSteps(): void {
+  const items = ['(created)', ...session.spec.commands.map(describeCommand)];
+  if (session.finished) items.push('epilogue');
+  $('commands').innerHTML = items
+    .map((t, i) => {
+      const cls = i === session.position ? 'current' : i > session.position ? 'future' : '';
+      return `<li data-step="${i}" class="${cls}">${esc(t)}</li>`;
+    })
+    .join('');
+  $('step').textContent = `step ${session.position} of ${stepCount(session)}`;
+  $('commands').querySelector('li.current')?.scrollIntoView({ block: 'nearest' });
+}
+
+let diagramToken = 0;
+
+/** Re-renders the simplified diagram with `state` highlighted (the latest request wins). */
+async function renderDiagram(state: string): Promise<void> {
+  const token = ++diagramToken;
+  try {
+    const { svg } = await mermaid.render(
+      `machine-${token}`,
+      simpleDiagram(clientMachine, { highlight: state }),
+    );
+    if (token === diagramToken) $('diagram').innerHTML = svg;
+  } catch (e) {
+    $('diagram').textContent = `diagram: ${(e as Error).message}`;
+  }
+}
+
+let exportToken = 0;
+
+/** The timeline as a Mermaid sequence diagram: its source, and the diagram drawn. */
+async function renderExport(): Promise<void> {
+  const token = ++exportToken;
+  const text = sequenceDiagram(worldAt(session));
+  $<HTMLTextAreaElement>('export-text').value = '```mermaid\n' + text + '\n```';
+  try {
+    const { svg } = await mermaid.render(`export-${token}`, text);
+    if (token === exportToken) $('export-diagram').innerHTML = svg;
+  } catch (e) {
+    $('export-diagram').textContent = `diagram: ${(e as Error).message}`;
+  }
+}
+
+function go(next: Session): void {
+  session = next;
+  render();
+}
+
+/** Applies a command from a button. */
+function command(c: WorldCommand): void {
+  go(applyStep(session, c));
+}
+
+function loadInto(text: string): void {
+  try {
+    const loaded = loadText(text);
+    $('load-error').textContent = '';
+    fillForm(loaded.spec);
+    go(newSession(loaded.spec, true));
+  } catch (e) {
+    $('load-error').textContent = (e as Error).message;
+  }
+}
+
+function wire(): void {
+  const on = (id: string, f: () => void) => $(id).addEventListener('click', f);
+  on('cmd-emit', () => command({ kind: 'Emit', stream: 'tool' }));
+  on('cmd-emit-other', () => command({ kind: 'Emit', stream: 'other' }));
+  on('cmd-evict', () => command({ kind: 'Evict' }));
+  on('cmd-restart', () => command({ kind: 'Restart' }));
+  on('cmd-saturate', () => command({ kind: 'SaturateApp' }));
+  on('cmd-release', () => command({ kind: 'ReleaseApp' }));
+  on('cmd-drain', () => command({ kind: 'Drain' }));
+  on('cmd-advance', () => {
+    const ms = Math.max(1, Math.floor(Number($<HTMLInputElement>('advance-ms').value) || 1));
+    command({ kind: 'Advance', ms });
+  });
+  on('cmd-disconnect', () =>
+    command({ kind: 'Disconnect', silent: $<HTMLInputElement>('disconnect-silent').checked }),
+  );
+  on('cmd-reconnect', () => command({ kind: 'Reconnect' }));
+  on('cmd-finish', () => go(finishAt(session)));
+  on('first', () => go(seek(session, 0)));
+  on('back', () => go(seek(session, session.position - 1)));
+  on('forward', () => go(seek(session, session.position + 1)));
+  on('last', () => go(seek(session, stepCount(session))));
+  on('load', () => loadInto($<HTMLTextAreaElement>('load-text').value));
+  on('export', () => {
+    $('export-box').hidden = !$('export-box').hidden;
+    if (!$('export-box').hidden) void renderExport();
+  });
+  $('scenarios').addEventListener('click', (e) => {
+    const name = (e.target as HTMLElement).dataset.scenario;
+    if (name !== undefined) loadInto(name);
+  });
+  $('commands').addEventListener('click', (e) => {
+    const step = (e.target as HTMLElement).dataset.step;
+    if (step !== undefined) go(seek(session, Number(step)));
+  });
+  $('brief').addEventListener('change', render);
+  $('preset').addEventListener('change', () => {
+    const p = PRESETS.find((x) => x.name === $<HTMLSelectElement>('preset').value);
+    if (!p) return;
+    $('preset-about').textContent = p.about;
+    // A preset is a whole configuration: the server runs what it declares.
+    fillForm({ cfg: p.cfg, client: session.spec.client, commands: [] });
+    setupChanged();
+  });
+  for (const id of ['client', 'policy', 'server-runs'])
+    $(id).addEventListener('change', setupChanged);
+  $('config-fields').addEventListener('change', setupChanged);
+  document.addEventListener('keydown', (e) => {
+    if ((e.target as HTMLElement).closest('input, textarea, select')) return;
+    if (e.key === 'ArrowLeft') go(seek(session, session.position - 1));
+    if (e.key === 'ArrowRight') go(seek(session, session.position + 1));
+  });
+}
+
+/** The same commands, re-run under the set-up the form now says. */
+function setupChanged(): void {
+  try {
+    const setup = readForm();
+    $('config-error').textContent = '';
+    fillForm({ ...setup, commands: [] });
+    go(withSetup(session, setup));
+  } catch (e) {
+    $('config-error').textContent = (e as Error).message;
+  }
+}
+
+mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
+buildForm();
+$('folded').innerHTML = foldedList(clientMachine)
+  .map((l) => `<li>${esc(l)}</li>`)
+  .join('');
+fillForm(session.spec);
+wire();
+render();
+// Tests wait for this: the page is wired and has drawn its first world.
+document.body.dataset.ready = 'yes';

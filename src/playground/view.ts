@@ -1,0 +1,128 @@
+/**
+ * What the playground page shows of a world, as plain data: the machine's state and last
+ * decision, the server's ring buffer (floor, head, evicted ids) and writer queue, the socket
+ * buffer, the client's cursor and what it delivered, and each claim's verdict on the world as
+ * it stands. The page only turns this into HTML; a node test can read it directly.
+ */
+import { CLAIMS } from '../../model/claims/index.js';
+import type { ClientStateName } from '../../model/client-machine.js';
+import { clientState } from '../../model/world/client.js';
+import { formatTime } from '../../model/world/clock.js';
+import type { Frame } from '../../model/world/frames.js';
+import { TOOL_STREAM } from '../../model/world/frames.js';
+import { floorOf } from '../../model/world/server.js';
+import type { World } from '../../model/world/world.js';
+
+/** One claim's verdict: held, broken, or not applicable (its preconditions did not hold). */
+export interface ClaimView {
+  name: string;
+  status: 'held' | 'BROKEN' | 'n/a';
+  /** Why it broke or did not apply ('' when it held). */
+  why: string;
+  /** The claim in one sentence. */
+  text: string;
+}
+
+/** A world, for the page. */
+export interface WorldView {
+  /** Virtual time, m:ss. */
+  time: string;
+  state: ClientStateName;
+  /** The machine's latest decision and its reason, if it took one. */
+  outcome: string | null;
+  reason: string | null;
+  server: {
+    epoch: string;
+    sessionKnown: boolean;
+    toolAlive: boolean;
+    /** Tool events emitted, of N. */
+    toolEvents: number;
+    N: number;
+    /** Ring depth (`null`: unbounded). */
+    depth: number | null;
+    /** Lowest retained id and the head (`floor > head`: nothing retained). */
+    floor: number;
+    head: number;
+    /** Retained ids, oldest first. */
+    retained: number[];
+    /** Every id evicted so far. */
+    evicted: number[];
+    /** Frames the writer could not yet get into the socket. */
+    writer: string[];
+    connected: boolean;
+  };
+  socket: { up: boolean; capacity: number; frames: string[] };
+  client: {
+    cursor: number;
+    /** Delivered ids with runs folded: `1..41, 130`. */
+    delivered: string;
+    deliveredCount: number;
+    connected: boolean;
+    appSaturated: boolean;
+    done: 'complete' | 'failed' | null;
+    error: string | null;
+  };
+  claims: ClaimView[];
+}
+
+/** A frame as a short label: `41`, `other:3`, `ka` (keepalive), `end`. */
+export function frameLabel(f: Frame): string {
+  if (f.k === 'keepalive') return 'ka';
+  if (f.k === 'end') return 'end';
+  return `${f.stream === TOOL_STREAM ? '' : f.stream + ':'}${f.id}${f.priming ? 'p' : ''}`;
+}
+
+/** Ids with runs of consecutive ones folded: `1..41, 130..131`. */
+export function foldIds(ids: readonly number[]): string {
+  const out: string[] = [];
+  let i = 0;
+  while (i < ids.length) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
+    out.push(j > i ? `${ids[i]}..${ids[j]}` : String(ids[i]));
+    i = j + 1;
+  }
+  return out.join(', ');
+}
+
+/** The view of `w`; the claims are checked on it as it stands (the CLI checks finished worlds). */
+export function viewOf(w: World): WorldView {
+  const s = w.server;
+  const c = w.client;
+  const ctx = c.snap.context;
+  return {
+    time: formatTime(w.clock.now),
+    state: clientState(c),
+    outcome: ctx.outcome,
+    reason: ctx.reason?.text ?? null,
+    server: {
+      epoch: s.epoch,
+      sessionKnown: s.sessionKnown,
+      toolAlive: s.toolAlive,
+      toolEvents: s.toolEvents,
+      N: w.cfg.N,
+      depth: w.cfg.D,
+      floor: floorOf(s),
+      head: s.head,
+      retained: s.log.map((e) => e.id),
+      evicted: [...w.truth.evicted],
+      writer: s.out.map((q) => frameLabel(q.frame)),
+      connected: s.connected,
+    },
+    socket: { up: w.net.up, capacity: w.cfg.B, frames: w.net.socket.map(frameLabel) },
+    client: {
+      cursor: c.cursor,
+      delivered: foldIds(c.delivered.map((e) => e.id)),
+      deliveredCount: c.delivered.length,
+      connected: c.connected,
+      appSaturated: c.appSaturated,
+      done: c.done,
+      error: c.error,
+    },
+    claims: CLAIMS.map((claim) => {
+      const v = claim.check(w);
+      const status = !v.ok ? 'BROKEN' : v.applicable ? 'held' : 'n/a';
+      return { name: claim.name, status, why: v.ok && v.applicable ? '' : v.why, text: claim.text };
+    }),
+  };
+}
