@@ -5,6 +5,7 @@
  */
 import { checkBench } from './check.js';
 import { exploreBench } from './explore.js';
+import { redisBench } from './redis.js';
 
 /** One benchmark: returns the lines it reports. */
 export interface Bench {
@@ -19,3 +20,4 @@ export const BENCHES: Bench[] = [];
 
 BENCHES.push(checkBench);
 BENCHES.push(exploreBench);
+BENCHES.push(redisBench);

@@ -22,7 +22,7 @@ function firstEvents(n: number): Observation[] {
 /** The three variants, in the seed's order. */
 export const SEED_VARIANTS: readonly SeedVariant[] = [
   {
-    name: 'head-resume',
+    name: 'seven-minute-stall',
     story:
       'idle timer fired at minute ~7 behind a blocked keepalive; the 64-event ring had evicted ' +
       '42..129; the server answered 200 and streamed from its head, event 130',
@@ -66,7 +66,9 @@ export const SEED_VARIANTS: readonly SeedVariant[] = [
 
 /** The seed's variants walked through the machine, as text (shared by `table` and `explore`). */
 export function formatSeedVariants(): string {
-  const lines: string[] = ["The seed's three observed variants:"];
+  const lines: string[] = [
+    "The founding incident's three variants (replay each: explore --scenario NAME):",
+  ];
   for (const v of SEED_VARIANTS) {
     const snap = settle(runObservations(v.observations));
     lines.push(`  ${v.name}: ${v.story}`);

@@ -4,6 +4,7 @@
  */
 import type { ClaimName } from '../claims/types.js';
 import { claimNamed } from '../claims/index.js';
+import { MACHINE_MUTANTS } from '../mutants/machine-mutants.js';
 import type { WorldKind } from './arbitraries.js';
 import { formatTime } from './clock.js';
 import { describeCommand, type WorldCommand } from './commands.js';
@@ -194,6 +195,31 @@ export function timelineLines(
   return ['timeline:', ...formatTimeline(w, commands, options)];
 }
 
+/**
+ * Which client and which server the world ran, when either is not the model's own: a server
+ * mutant is shown breaking a safety claim against the trusting `accept-any-200` machine (the
+ * model's client refuses what such a server does), and a reader must not take that client
+ * for the model's.
+ */
+function whoIsWho(subject: Subject | undefined): string[] {
+  const lines: string[] = [];
+  if (subject?.policy !== undefined) {
+    lines.push(
+      `server: runs the ${subject.policy} policy (a server mutant), declares the config's`,
+    );
+  }
+  const machine = subject?.machine;
+  if (machine !== undefined) {
+    const named = MACHINE_MUTANTS.find((m) => m.machine === machine);
+    lines.push(
+      named
+        ? `client: the ${named.name} machine, not the model's (${named.description})`
+        : "client: a machine other than the model's",
+    );
+  }
+  return lines;
+}
+
 /** The counterexample in words: configuration, commands, timeline, broken claim, replay. */
 export function formatCounterexample(
   cx: Counterexample,
@@ -205,6 +231,7 @@ export function formatCounterexample(
   const lines: string[] = [];
   lines.push(`counterexample (${cx.commands.length} command(s)) in a ${cx.kind} world`);
   if (cx.subjectName !== undefined) lines.push(`subject: ${cx.subjectName}`);
+  lines.push(...whoIsWho(cx.subject));
   lines.push(`config: ${formatConfig(cx.cfg)}`);
   lines.push(`commands: ${cx.commands.map(describeCommand).join(', ') || '(none)'}`);
   lines.push(...timelineLines(w, cx.commands, options));

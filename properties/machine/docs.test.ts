@@ -52,7 +52,7 @@ describe('mcp-resumption table', () => {
     expect(code).toBe(0);
     expect(out).toContain('reconnecting      RESPONSE      sessionGone');
     expect(out).toMatch(
-      /head-resume[\s\S]*-> resumption-failed: replay gap: expected event id 42, got 130/,
+      /seven-minute-stall[\s\S]*-> resumption-failed: replay gap: expected event id 42, got 130/,
     );
     expect(out).toMatch(/restart-404[\s\S]*-> session-lost/);
     expect(out).toMatch(/restart-empty-200[\s\S]*-> resumption-failed: no event proved continuity/);

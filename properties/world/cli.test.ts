@@ -15,7 +15,7 @@ describe('explore and mutants commands', () => {
       'machine states visited:',
       'machine transitions taken:',
       '| mutant',
-      "The seed's three observed variants:",
+      "The founding incident's three variants (replay each: explore --scenario NAME):",
       '-> resumption-failed',
       '-> session-lost',
       'rerun: mcp-resumption explore --seed 7 --runs 300',

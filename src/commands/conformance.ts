@@ -65,7 +65,9 @@ answered in initialize; the harness asks for --protocol-version and speaks what 
 Rows (one of):
   (none)           the built-in matrix: the SDK 1.x and 2.x servers with three event stores,
                    one pinned to protocol 2025-03-26, mcp-proxy, and the SDK client transports
-                   bare and with continuityGuard (needs the devDependencies: run it in a clone)
+                   bare and with continuityGuard, and the 2.x server twice behind a round-robin
+                   front (per-instance store; RedisContinuityEventStore: needs REDIS_URL or a
+                   redis-server on PATH, else n/a) (needs the devDependencies: run it in a clone)
   --adapter FILE   the adapters FILE exports: objects { name, make } where make() returns an
                    ImplementationAdapter (mcp-resumption/conformance); repeatable
   --url URL        black box: the server already running at URL (http://127.0.0.1:PORT/path,

@@ -327,6 +327,8 @@ export class CallFollower {
   cursor: string | null = null;
   /** Every SSE id received, in order. */
   readonly ids: string[] = [];
+  /** Methods of the id-less notifications received that are not test messages (in order). */
+  readonly notices: string[] = [];
 
   constructor(readonly trace: TraceRecorder) {}
 
@@ -388,6 +390,8 @@ export class CallFollower {
     const decoded = decodeData(r.data);
     if (r.id === undefined || r.id === '') {
       this.trace.write({ type: 'keepalive', kind: decoded.kind });
+      if (decoded.kind === 'other' && decoded.method !== undefined)
+        this.notices.push(decoded.method);
       if (decoded.kind === 'message') {
         this.delivered.push(decoded.delivered);
         sink.push(decoded.delivered);

@@ -16,6 +16,8 @@ export interface ConformanceReport {
   servers: JudgedCell[];
   /** Client rows × scenarios. */
   clients: JudgedCell[];
+  /** Rows across instances (two instances behind a round-robin front) × their scenarios. */
+  multi?: JudgedCell[];
   tally: Record<CellVerdict, number>;
   /** The verdicts that fail the run (`--fail-on`). */
   failOn: CellVerdict[];
@@ -130,11 +132,19 @@ export function renderMarkdown(r: ConformanceReport): string {
           '',
         ]
       : []),
+    ...(r.multi?.length
+      ? [
+          '### Across instances (two instances behind a round-robin front, no stickiness)',
+          '',
+          markdownTable(r.multi),
+          '',
+        ]
+      : []),
     '⚠: security finding (another session’s messages were replayed). †: the trace oracle and the ground truth disagree (see the cell).',
     '',
     '### Every cell',
     '',
-    ...cellLines([...r.servers, ...r.clients]),
+    ...cellLines([...r.servers, ...r.clients, ...(r.multi ?? [])]),
     '',
     `Cells of ${r.failScope} with ${r.failOn.join(', ')}: ${r.failures.length}.`,
   ].join('\n');
@@ -177,9 +187,10 @@ export function renderText(r: ConformanceReport): string {
     ...textTable(r.servers),
     '',
     ...(r.clients.length ? ['clients:', ...textTable(r.clients), ''] : []),
+    ...(r.multi?.length ? ['across instances:', ...textTable(r.multi), ''] : []),
     '⚠ security finding   † oracle and ground truth disagree',
     '',
-    ...[...r.servers, ...r.clients].map((c) => `- ${renderCell(c)}`),
+    ...[...r.servers, ...r.clients, ...(r.multi ?? [])].map((c) => `- ${renderCell(c)}`),
     '',
     `verdicts: ${Object.entries(r.tally)
       .map(([k, v]) => `${k} ${v}`)

@@ -6,6 +6,12 @@ import { CLIENT_IMPLEMENTATIONS, clientVersions, runClientMatrix } from './clien
 import { SERVER_IMPLEMENTATIONS } from './implementations.js';
 import { runMatrix, tally, type JudgedCell, type MatrixOptions } from './matrix.js';
 import { SCENARIOS } from './scenarios.js';
+import { stopHarnessRedis } from './adapters/multi-instance.js';
+import {
+  MULTI_INSTANCE_ROWS,
+  MULTI_INSTANCE_SCENARIOS,
+  runMultiInstanceMatrix,
+} from './multi-rows.js';
 import { DEFAULT_FAIL_ON, type ConformanceReport } from './render.js';
 import type { CellVerdict } from './types.js';
 import { packageVersion } from './versions.js';
@@ -35,8 +41,10 @@ export function isReferenceRow(name: string): boolean {
 
 /** The names `--only` accepts: scenarios, and implementation rows (or their prefixes). */
 export function unknownNames(only: readonly string[]): string[] {
-  const scenarios = SCENARIOS.map((s) => s.name);
-  const rows = [...SERVER_IMPLEMENTATIONS, ...CLIENT_IMPLEMENTATIONS].map((r) => r.name);
+  const scenarios = [...SCENARIOS, ...MULTI_INSTANCE_SCENARIOS].map((s) => s.name);
+  const rows = [...SERVER_IMPLEMENTATIONS, ...CLIENT_IMPLEMENTATIONS, ...MULTI_INSTANCE_ROWS].map(
+    (r) => r.name,
+  );
   return only.filter((n) => !scenarios.includes(n) && !rows.some((r) => r.startsWith(n)));
 }
 
@@ -63,15 +71,35 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   };
   const servers = await runMatrix(pick(SERVER_IMPLEMENTATIONS), o, options.onCell);
   const clients = await runClientMatrix(pick(CLIENT_IMPLEMENTATIONS), o, options.onCell);
+  const multiScenarios = MULTI_INSTANCE_SCENARIOS.map((s) => s.name);
+  const multiOnly = only?.filter((n) => multiScenarios.includes(n));
+  const multiRows = MULTI_INSTANCE_ROWS.map((r) => r.name);
+  const multiRowFilter = rowFilter?.filter((n) => !multiScenarios.includes(n));
+  const wantMulti =
+    !only ||
+    (multiOnly?.length ?? 0) > 0 ||
+    (multiRowFilter ?? []).some((f) => multiRows.some((r) => r.startsWith(f)));
+  const multi = wantMulti
+    ? await runMultiInstanceMatrix(
+        {
+          ...settings,
+          ...(multiOnly?.length ? { only: multiOnly } : {}),
+          ...(multiRowFilter?.length ? { rows: multiRowFilter } : {}),
+        },
+        options.onCell,
+      )
+    : [];
+  await stopHarnessRedis();
   const versions: Record<string, string> = {
     '@modelcontextprotocol/sdk': packageVersion('@modelcontextprotocol/sdk'),
     '@modelcontextprotocol/server': packageVersion('@modelcontextprotocol/server'),
     ...clientVersions(),
     'mcp-proxy': packageVersion('mcp-proxy'),
+    redis: packageVersion('redis'),
     'eventsource-parser': packageVersion('eventsource-parser'),
     node: process.version,
   };
-  const all = [...servers, ...clients];
+  const all = [...servers, ...clients, ...multi];
   const failOn = [...(options.failOn ?? DEFAULT_FAIL_ON)];
   return {
     date: new Date().toISOString(),
@@ -79,6 +107,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     settings,
     servers,
     clients,
+    ...(multi.length ? { multi } : {}),
     tally: tally(all),
     failOn,
     failScope: 'the reference rows (ContinuityEventStore, continuityGuard)',

@@ -6,6 +6,7 @@
 import { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
 import type { SseStream } from './sse-client.js';
 import type { CountArgs } from './tool.js';
+import { WRITER_LOST_METHOD } from '../redis/store.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
 import {
   bodyExcerpt,
@@ -596,6 +597,62 @@ export function slowStoreReplayScenario(storeDelayMs: number): Scenario {
  * 12 ms of margin on each side, and keeps the cell under half a second.
  */
 export const slowStoreReplay: Scenario = slowStoreReplayScenario(25);
+
+/**
+ * An instance restart during a tool call, behind several instances: cut after 3, the server
+ * emits 4-5 while the client is away (they are stored), then the instance running the call
+ * restarts (`restart()`: the tool dies with it) and the client resumes from 3. What is owed is
+ * what was stored (4, 5), then an end the client can tell apart from silence: the tool's
+ * result will never exist. Verdicts: `honored` when 4-5 arrived and the stream then said in
+ * band that its writer is gone (the `notifications/mcp-resumption/writer-lost` of a following
+ * `RedisContinuityEventStore`): the resumption itself was exact, and the client is told the
+ * call died (it may retry it); `rejected` when the resume is refused (non-200: the session or
+ * the stream died with the instance); `silent loss` when 4 or 5 never came, or nothing ever
+ * told the client (it waits on a stream that will never carry the result).
+ */
+export const restartDuringCall: Scenario = {
+  name: 'restart-during-call',
+  title:
+    'cut after 3, server emits 4-5, the instance running the call restarts (the tool dies), ' +
+    'resume from 3',
+  requires: (a) => lacking(a, 'restart'),
+  async run(ctx) {
+    const A = ctx.tag('A');
+    const client = await newClient(ctx);
+    const f = new CallFollower(ctx.trace);
+    const n = 8;
+    const s = await openCall(ctx, client, f, { tag: A, n, holds: [4, 6], gapMs: GAP }, 3);
+    const cursor = f.cursor;
+    await disconnect(f, s);
+    await ctx.control.release(A, 4);
+    await ctx.control.waitEmitted(A, 5, ctx.timeoutMs);
+    await ctx.adapter.restart();
+    const told = () => f.notices.includes(WRITER_LOST_METHOD);
+    const r = await resume(ctx, client, f, cursor, () => told());
+    if (r.stream && !told() && r.rec.ending !== 'end' && r.rec.ending !== 'error') {
+      // The writer's liveness key takes a moment to expire: wait for the word, bounded.
+      const stop = await f.read(r.stream, () => told(), ctx.timeoutMs, false, r.rec.delivered);
+      r.rec.ending = stop === 'matched' ? 'complete' : stop;
+    }
+    const stored: Delivered[] = [
+      { tag: A, index: 4 },
+      { tag: A, index: 5 },
+    ];
+    const truth = groundTruth(stored, r.rec.delivered, new Set([A]));
+    const base = verdictOf(r.rec, truth);
+    const said = told();
+    const verdict: CellVerdict = base === 'honored' && !said ? 'silent loss' : base;
+    const observed =
+      r.rec.status === 200
+        ? `200, ${stored.length - truth.lost.length}/${stored.length} stored arrived` +
+          (truth.lost.length ? ` (lost ${truth.lost.map((d) => d.index).join(',')})` : '') +
+          (said
+            ? ', then writer-lost: the tool died with its instance, and the client is told'
+            : ', then nothing: the client is never told the call died')
+        : describe(r.rec, truth);
+    return { reconnects: [r.rec], truth, verdict, observed };
+  },
+};
 
 /** Every scenario, in the order of the matrix. */
 export const SCENARIOS: readonly Scenario[] = [

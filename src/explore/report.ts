@@ -12,10 +12,10 @@ import { coverageOf, type ExploreReport } from './explore.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
+/** Every transition not taken, none left out (docs/world.md says why a world cannot take them). */
 function missedText(missed: readonly string[]): string {
   if (missed.length === 0) return '';
-  const shown = missed.slice(0, 16).join(', ');
-  return ` (not taken: ${shown}${missed.length > 16 ? `, and ${missed.length - 16} more` : ''})`;
+  return ` (not taken: ${missed.join(', ')})`;
 }
 
 /** The command line that reruns an exploration exactly. */
@@ -87,7 +87,9 @@ export function formatExploreReport(r: ExploreReport, options: CounterexampleOpt
   if (r.killTable.length > 0) {
     lines.push('');
     lines.push(
-      `mutant kill table (seed ${o.seed}, ${(r.killMs / 1000).toFixed(1)} s; regenerate with \`mcp-resumption mutants --seed ${o.seed}\`):`,
+      `mutant kill table (seed ${o.seed}, at most ${n(o.killRuns)} runs per probe, ` +
+        `${(r.killMs / 1000).toFixed(1)} s; regenerate with ` +
+        `\`mcp-resumption mutants --seed ${o.seed} --runs ${o.killRuns}\`):`,
     );
     lines.push(formatKillTable(r.killTable));
   }

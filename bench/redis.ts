@@ -1,0 +1,204 @@
+/**
+ * `npm run bench redis`: `RedisContinuityEventStore` against raw `XADD`/`XRANGE` through the
+ * same node-redis client in the same run (appends/s, replayed events/s, and their ratios), and
+ * the latency a resume adds (GET with Last-Event-ID to the first byte of the resumed stream):
+ * on the instance that holds the session (the 2.x transport with the Redis store), and on
+ * another instance (`adoptSession` of a fresh transport, then `resumeResponse`). It needs
+ * Redis (`REDIS_URL`, or a `redis-server` on PATH it starts and stops).
+ */
+import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { createClient } from 'redis';
+import { startRedis } from '../src/conformance/adapters/redis-server.js';
+import {
+  adoptSession,
+  RedisContinuityEventStore,
+  resumeResponse,
+  type RedisClient,
+} from '../src/redis/index.js';
+import { ReplayFence } from '../src/runtime/replay-fence.js';
+import type { Bench } from './index.js';
+
+const message = (i: number) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/progress',
+  params: { progressToken: 't', progress: i, message: `message ${i} of the bench` },
+});
+
+/** Runs `n` tasks with `width` in flight; resolves to the elapsed ms. */
+async function pooled(n: number, width: number, task: (i: number) => Promise<unknown>) {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
+  return performance.now() - t0;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** Milliseconds from the request to the first byte of the answer's body. */
+async function firstByte(get: () => Promise<Response>): Promise<number> {
+  const t0 = performance.now();
+  const res = await get();
+  const reader = res.body!.getReader();
+  await reader.read();
+  const ms = performance.now() - t0;
+  await reader.cancel();
+  return ms;
+}
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'b', version: '1' },
+  },
+};
+
+/** See the module comment. */
+export const redisBench: Bench = {
+  name: 'redis',
+  summary: 'RedisContinuityEventStore vs raw XADD/XRANGE, and the latency a resume adds',
+  async run(log) {
+    const redis = await startRedis();
+    if (redis.url === null) return [`not run: ${redis.reason}`];
+    const client = (await createClient({ url: redis.url, disableOfflineQueue: true })
+      .on('error', () => {})
+      .connect()) as RedisClient;
+    const lines: string[] = [];
+    try {
+      const N = 20_000;
+      const width = 32;
+      for (let round = 0; round < 2; round++) {
+        const store = new RedisContinuityEventStore({ client, prefix: `b${round}`, capacity: N });
+        const rawKey = `raw${round}`;
+        // Raw does the caller's share of the work too: the message's JSON.
+        const rawMs = await pooled(N, width, (i) =>
+          client.sendCommand([
+            'XADD',
+            rawKey,
+            'MAXLEN',
+            String(N),
+            '*',
+            'm',
+            JSON.stringify(message(i)),
+            'w',
+            'x',
+          ]),
+        );
+        const storeMs = await pooled(N, width, (i) => store.storeEvent('S', message(i)));
+        if (round === 0) continue; // warm-up
+        const raw = (N / rawMs) * 1000;
+        const mine = (N / storeMs) * 1000;
+        lines.push(
+          `appends/s (${N}, ${width} in flight): store ${mine.toFixed(0)}, raw XADD ${raw.toFixed(0)}, ratio ${(mine / raw).toFixed(2)}`,
+        );
+        log(lines.at(-1)!);
+        const cursor = `${store.epoch}-s1-1`;
+        let sent = 0;
+        const t0 = performance.now();
+        await store.replayEventsAfter(cursor, { send: async () => void sent++ });
+        const replayMs = performance.now() - t0;
+        const t1 = performance.now();
+        let rawRead = 0;
+        for (let from = '-'; ;) {
+          const page = await client.sendCommand<[string, string[]][]>([
+            'XRANGE',
+            rawKey,
+            from,
+            '+',
+            'COUNT',
+            '256',
+          ]);
+          for (const e of page) {
+            JSON.parse(e[1][1]!);
+            rawRead++;
+          }
+          if (page.length === 0) break;
+          from = `(${page.at(-1)![0]}`;
+        }
+        const rawReplayMs = performance.now() - t1;
+        const a = (sent / replayMs) * 1000;
+        const b = (rawRead / rawReplayMs) * 1000;
+        lines.push(
+          `replayed events/s (${sent - 1} events, pages of 256): store ${a.toFixed(0)}, raw XRANGE+JSON.parse ${b.toFixed(0)}, ratio ${(a / b).toFixed(2)}`,
+        );
+        log(lines.at(-1)!);
+      }
+      // Latency a resume adds, 200 resumes each, 20 events after the cursor.
+      const K = 200;
+      const store = new RedisContinuityEventStore({ client, prefix: 'lat', instanceId: 'A' });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => 'sid',
+        eventStore: new ReplayFence(store) as never,
+      });
+      await new McpServer({ name: 'b', version: '1' }).connect(transport);
+      await adoptSession(transport, { epoch: store.epoch, initialize: INIT, createdBy: 'A' });
+      const cursor = await store.storeEvent('S', message(0));
+      for (let i = 1; i <= 20; i++) await store.storeEvent('S', message(i));
+      const headers = {
+        accept: 'text/event-stream',
+        'mcp-session-id': 'sid',
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': cursor,
+      };
+      const one: number[] = [];
+      const across: number[] = [];
+      const adopt: number[] = [];
+      for (let i = 0; i < K; i++) {
+        one.push(
+          await firstByte(() =>
+            transport.handleRequest(new Request('http://b/mcp', { method: 'GET', headers })),
+          ),
+        );
+        across.push(
+          await firstByte(() =>
+            resumeResponse(
+              { client, epoch: store.epoch, prefix: 'lat', instanceId: 'B', sessionId: 'sid' },
+              cursor,
+            ),
+          ),
+        );
+        if (i < 50) {
+          adopt.push(
+            await firstByte(async () => {
+              const t = new WebStandardStreamableHTTPServerTransport({
+                sessionIdGenerator: () => 'sid',
+              });
+              await new McpServer({ name: 'b', version: '1' }).connect(t);
+              await adoptSession(t, { epoch: store.epoch, initialize: INIT, createdBy: 'A' });
+              await t.close();
+              return resumeResponse(
+                { client, epoch: store.epoch, prefix: 'lat', instanceId: 'B', sessionId: 'sid' },
+                cursor,
+              );
+            }),
+          );
+        }
+      }
+      const fmt = (xs: number[]) =>
+        `p50 ${pct(xs, 50).toFixed(2)} ms, p99 ${pct(xs, 99).toFixed(2)} ms (${xs.length})`;
+      lines.push(`resume on the instance holding the session (2.x transport): ${fmt(one)}`);
+      lines.push(
+        `resume on another instance (resumeResponse, session already adopted): ${fmt(across)}`,
+      );
+      lines.push(
+        `resume on another instance, first time (adoptSession + resumeResponse): ${fmt(adopt)}`,
+      );
+      for (const l of lines.slice(-3)) log(l);
+      await transport.close();
+    } finally {
+      await client.close();
+      await redis.stop();
+    }
+    return lines;
+  },
+};

@@ -1,0 +1,347 @@
+/**
+ * The ContinuityEventStore contract, run against both stores: the in-memory
+ * `ContinuityEventStore` and `RedisContinuityEventStore` (on the run's Redis, see
+ * properties/support/redis.ts). Then what only the Redis store has: concurrent appends from two
+ * clients (and a non-atomic mutant that breaks them), paged replay, TTLs, an unreachable Redis,
+ * and following a stream another instance writes.
+ */
+import { WebStandardStreamableHTTPServerTransport, McpServer } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  CONTINUITY_ID_PATTERN,
+  ContinuityEventStore,
+  isReplayAck,
+  UnreplayableCursorError,
+  type EventStoreLike,
+  type StoredMessage,
+} from '../../src/runtime/index.js';
+import {
+  EventStoreUnavailableError,
+  RedisContinuityEventStore,
+  WRITER_LOST_METHOD,
+  type RedisClient,
+  type RedisContinuityEventStoreOptions,
+} from '../../src/redis/index.js';
+import { connectRedis, redisUrl, uniquePrefix } from '../support/redis.js';
+
+const msg = (i: number): StoredMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });
+const response = (id: number): StoredMessage => ({ jsonrpc: '2.0', id, result: { ok: true } });
+
+type Store = EventStoreLike & { readonly epoch: string };
+interface Kind {
+  name: string;
+  make(o: { capacity?: number; precheck?: boolean }): Store;
+}
+
+const URL = redisUrl();
+let client: RedisClient | undefined;
+beforeAll(async () => {
+  if (URL) client = await connectRedis(URL);
+});
+afterAll(async () => {
+  await client?.close();
+});
+
+const redisOptions = (o: Partial<RedisContinuityEventStoreOptions> = {}) => ({
+  client: client!,
+  prefix: uniquePrefix(),
+  ...o,
+});
+
+const KINDS: Kind[] = [
+  { name: 'ContinuityEventStore (memory)', make: (o) => new ContinuityEventStore(o) },
+  {
+    name: 'RedisContinuityEventStore',
+    make: (o) => new RedisContinuityEventStore(redisOptions(o)),
+  },
+];
+
+async function replay(store: EventStoreLike, cursor: string) {
+  const sent: { id: string; message: StoredMessage }[] = [];
+  const stream = await store.replayEventsAfter(cursor, {
+    send: async (id, message) => void sent.push({ id, message }),
+  });
+  return { stream, sent };
+}
+
+describe.each(KINDS)('contract: $name', (kind) => {
+  const skip = kind.name.startsWith('Redis') && !URL;
+
+  test.skipIf(skip)('ids name the stream and count each stream from 1 without gaps', async () => {
+    const store = kind.make({});
+    const e = store.epoch;
+    const a = [await store.storeEvent('A', msg(1)), await store.storeEvent('B', msg(1))];
+    a.push(await store.storeEvent('A', msg(2)), await store.storeEvent('A', msg(3)));
+    expect(a).toEqual([`${e}-s1-1`, `${e}-s2-1`, `${e}-s1-2`, `${e}-s1-3`]);
+    for (const id of a) expect(CONTINUITY_ID_PATTERN.test(id)).toBe(true);
+  });
+
+  test.skipIf(skip)(
+    'a replay starts with an id-less acknowledgment, then every event after the cursor',
+    async () => {
+      const store = kind.make({ capacity: 4 });
+      const ids: string[] = [];
+      for (let i = 1; i <= 6; i++) ids.push(await store.storeEvent('A', msg(i)));
+      const { stream, sent } = await replay(store, ids[2]!);
+      expect(stream).toBe('A');
+      expect(sent[0]!.id).toBe('');
+      expect(isReplayAck(sent[0]!.message)).toBe(true);
+      expect(sent[0]!.message).toMatchObject({ params: { after: 3, floor: 3, head: 6 } });
+      expect(sent.slice(1).map((s) => s.id)).toEqual(ids.slice(3));
+      expect(sent.slice(1).map((s) => s.message)).toEqual([msg(4), msg(5), msg(6)]);
+    },
+  );
+
+  test.skipIf(skip)(
+    'the cursor just below the floor is still replayable; one further is refused',
+    async () => {
+      const store = kind.make({ capacity: 3, precheck: true });
+      for (let i = 1; i <= 6; i++) await store.storeEvent('A', msg(i));
+      const e = store.epoch;
+      expect(await store.getStreamIdForEventId!(`${e}-s1-3`)).toBe('A');
+      expect(await store.getStreamIdForEventId!(`${e}-s1-2`)).toBeUndefined();
+      await expect(replay(store, `${e}-s1-2`)).rejects.toBeInstanceOf(UnreplayableCursorError);
+    },
+  );
+
+  test.skipIf(skip).each([
+    ['another store (session or process)', (_e: string) => 'zz-s1-1'],
+    ['an unknown stream', (e: string) => `${e}-s9-1`],
+    ['a cursor ahead of the head', (e: string) => `${e}-s1-99`],
+    ['not an id of this store', (_e: string) => 'A_1733000000000_abc'],
+  ])('refuses %s, before sending anything', async (_w, cursorOf) => {
+    const store = kind.make({});
+    await store.storeEvent('A', msg(1));
+    const sent: string[] = [];
+    await expect(
+      store.replayEventsAfter(cursorOf(store.epoch), { send: async (id) => void sent.push(id) }),
+    ).rejects.toBeInstanceOf(UnreplayableCursorError);
+    expect(sent).toEqual([]);
+  });
+
+  test.skipIf(skip)('events stored while a replay runs are replayed too', async () => {
+    const store = kind.make({});
+    const first = await store.storeEvent('A', msg(1));
+    await store.storeEvent('A', msg(2));
+    const e = store.epoch;
+    const sent: string[] = [];
+    await store.replayEventsAfter(first, {
+      send: async (id) => {
+        sent.push(id);
+        if (id === `${e}-s1-2`) await store.storeEvent('A', msg(3));
+      },
+    });
+    expect(sent).toEqual(['', `${e}-s1-2`, `${e}-s1-3`]);
+  });
+
+  test.skipIf(skip)(
+    'an eviction during the replay ends it with an error, never a gap',
+    async () => {
+      const store = kind.name.startsWith('Redis')
+        ? new RedisContinuityEventStore(redisOptions({ capacity: 3, pageSize: 1 }))
+        : kind.make({ capacity: 3 });
+      const first = await store.storeEvent('A', msg(1));
+      await store.storeEvent('A', msg(2));
+      const sent: string[] = [];
+      const run = store.replayEventsAfter(first, {
+        send: async (id) => {
+          sent.push(id);
+          // While event 2 is sent, 4 more arrive: 3 is evicted before it is read.
+          if (sent.length === 2) for (let i = 3; i <= 6; i++) await store.storeEvent('A', msg(i));
+        },
+      });
+      await expect(run).rejects.toBeInstanceOf(UnreplayableCursorError);
+      expect(sent).toEqual(['', `${store.epoch}-s1-2`]);
+    },
+  );
+});
+
+describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
+  /** Appends `n` events from each of two clients to one stream, all at once. */
+  async function concurrent(make: (c: RedisClient, o: object) => RedisContinuityEventStore) {
+    const other = await connectRedis(URL);
+    try {
+      const shared = { prefix: uniquePrefix(), epoch: 'cc' + Date.now().toString(36) };
+      const one = make(client!, { ...shared, instanceId: 'one' });
+      const two = make(other, { ...shared, instanceId: 'two' });
+      const n = 200;
+      const ids = await Promise.all(
+        Array.from({ length: 2 * n }, (_, i) =>
+          (i % 2 ? two : one).storeEvent('A', msg(i)).catch((e: unknown) => `error: ${String(e)}`),
+        ),
+      );
+      const seqs = ids.map((id) => Number(id.split('-').at(-1)));
+      const stored =
+        (await client!.sendCommand<[string, string[]][]>(['XRANGE', one.streamKey(1), '-', '+'])) ??
+        [];
+      return { n, seqs, stored: stored.map((e) => Number(e[0].split('-')[1])) };
+    } finally {
+      await other.close();
+    }
+  }
+
+  test('two clients appending to one stream at once: every seq 1..2n exactly once, stored in order', async () => {
+    const { n, seqs, stored } = await concurrent(
+      (c, o) => new RedisContinuityEventStore({ client: c, ...o }),
+    );
+    const all = Array.from({ length: 2 * n }, (_, i) => i + 1);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(all);
+    expect(stored).toEqual(all);
+  });
+
+  test('kill: a non-atomic append (read the head, then XADD) duplicates or errs under the same load', async () => {
+    class NonAtomic extends RedisContinuityEventStore {
+      protected override async append(
+        streamId: string,
+        message: StoredMessage,
+      ): Promise<[string, number]> {
+        const head = Number(
+          (await this.command<string | null>(['HGET', this.keys.heads, '1'])) ?? 0,
+        );
+        const seq = head + 1;
+        await this.command(['HSET', this.keys.heads, '1', String(seq)]);
+        await this.command(['HSET', this.keys.names, '1', streamId]);
+        await this.command(['XADD', this.streamKey(1), `0-${seq}`, 'm', JSON.stringify(message)]);
+        return ['1', seq];
+      }
+    }
+    const { n, seqs, stored } = await concurrent((c, o) => new NonAtomic({ client: c, ...o }));
+    const distinct = new Set(seqs.filter((s) => Number.isFinite(s)));
+    // Duplicate ids handed out, or appends that failed: either way the contract is broken.
+    expect(distinct.size < 2 * n || stored.length < 2 * n).toBe(true);
+  });
+
+  test('replay reads in pages of pageSize (XRANGE COUNT), never the whole stream at once', async () => {
+    class Counting extends RedisContinuityEventStore {
+      ranges: number[] = [];
+      protected override async command<T>(args: string[]): Promise<T> {
+        const r = await super.command<T>(args);
+        if (args[0] === 'XRANGE' && args[1]!.endsWith(':s1') && args[2] !== '-') {
+          this.ranges.push(Array.isArray(r) ? r.length : -1);
+        }
+        return r;
+      }
+    }
+    const store = new Counting(redisOptions({ pageSize: 4 }));
+    const first = await store.storeEvent('A', msg(0));
+    for (let i = 1; i <= 10; i++) await store.storeEvent('A', msg(i));
+    const { sent } = await replay(store, first);
+    expect(sent).toHaveLength(11);
+    expect(store.ranges).toEqual([4, 4, 2, 0]);
+  });
+
+  test('every key of a session expires ttlSeconds after its last write', async () => {
+    const store = new RedisContinuityEventStore(redisOptions({ ttlSeconds: 30 }));
+    await store.storeEvent('A', msg(1));
+    const keys = await client!.sendCommand<string[]>(['KEYS', `${store.base}:*`]);
+    expect(keys.sort()).toEqual(
+      ['heads', 'ids', 'meta', 'names', 's1'].map((k) => `${store.base}:${k}`).sort(),
+    );
+    for (const k of keys) {
+      const ttl = await client!.sendCommand<number>(['TTL', k]);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(30);
+    }
+  });
+
+  test('Redis unreachable: a clear error at once, and the SDK transport answers 500, never 200', async () => {
+    const gone = await connectRedis(URL);
+    const store = new RedisContinuityEventStore({ client: gone, prefix: uniquePrefix() });
+    const cursor = await store.storeEvent('A', msg(1));
+    gone.destroy();
+    const t0 = Date.now();
+    await expect(store.storeEvent('A', msg(2))).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    await expect(replay(store, cursor)).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    expect(Date.now() - t0).toBeLessThan(500);
+    // Through the real 2.x transport: a resume meets the error as a 500.
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => 'sid-1',
+      eventStore: store as never,
+    });
+    const errors: unknown[] = [];
+    transport.onerror = (e) => errors.push(e);
+    const server = new McpServer({ name: 't', version: '1' });
+    await server.connect(transport);
+    const headers = { accept: 'application/json, text/event-stream' };
+    const init = await transport.handleRequest(
+      new Request('http://x/mcp', {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'c', version: '1' },
+          },
+        }),
+      }),
+    );
+    await init.text().catch(() => '');
+    const res = await transport.handleRequest(
+      new Request('http://x/mcp', {
+        method: 'GET',
+        headers: {
+          ...headers,
+          'mcp-session-id': 'sid-1',
+          'mcp-protocol-version': '2025-11-25',
+          'last-event-id': cursor,
+        },
+      }),
+    );
+    expect(res.status).toBe(500);
+    expect(errors.some((e) => e instanceof EventStoreUnavailableError)).toBe(true);
+    await transport.close();
+  });
+
+  test('follow: forwards what another instance appends, skips its own, stops at the response, leaks no connection', async () => {
+    const shared = { prefix: uniquePrefix(), epoch: 'f' + Date.now().toString(36) };
+    const a = new RedisContinuityEventStore({ client: client!, ...shared, instanceId: 'a' });
+    const b = new RedisContinuityEventStore({
+      client: client!,
+      ...shared,
+      instanceId: 'b',
+      follow: { blockMs: 200, maxMs: 10_000 },
+    });
+    const clients = async () =>
+      (await client!.sendCommand<string>(['CLIENT', 'LIST'])).trim().split('\n').length;
+    const before = await clients();
+    const cursor = await a.storeEvent('S', msg(1));
+    const sent: string[] = [];
+    await b.replayEventsAfter(cursor, { send: async (id) => void sent.push(id) });
+    expect(sent).toEqual(['']);
+    await a.storeEvent('S', msg(2));
+    await b.storeEvent('S', msg(3)); // b's own: its transport writes it, not the follower
+    await a.storeEvent('S', response(7));
+    for (let i = 0; i < 100 && b.following > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const e = shared.epoch;
+    expect(sent).toEqual(['', `${e}-s1-2`, `${e}-s1-4`]);
+    expect(b.following).toBe(0);
+    for (let i = 0; i < 50 && (await clients()) > before; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await clients()).toBe(before);
+  });
+
+  test('follow: a writer that is gone before the response is reported in band, then the follow stops', async () => {
+    const shared = { prefix: uniquePrefix(), epoch: 'w' + Date.now().toString(36) };
+    const a = new RedisContinuityEventStore({ client: client!, ...shared, instanceId: 'a' });
+    const b = new RedisContinuityEventStore({
+      client: client!,
+      ...shared,
+      instanceId: 'b',
+      follow: { blockMs: 100, maxMs: 10_000, writerAlive: async () => false },
+    });
+    const cursor = await a.storeEvent('S', msg(1));
+    const sent: StoredMessage[] = [];
+    await b.replayEventsAfter(cursor, { send: async (_id, m) => void sent.push(m) });
+    for (let i = 0; i < 100 && b.following > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(sent.map((m) => m.method)).toEqual([
+      'notifications/mcp-resumption/replay',
+      WRITER_LOST_METHOD,
+    ]);
+    expect(b.following).toBe(0);
+  });
+});

@@ -1,0 +1,510 @@
+/**
+ * `RedisContinuityEventStore`: the `ContinuityEventStore` contract (ids `<epoch>-s<k>-<seq>`, a
+ * contiguous per-stream sequence, bounded retention with a stated floor, refusal of every
+ * cursor it cannot replay, the in-band replay acknowledgment) on Redis Streams, shared by every
+ * instance of a server. See docs/conformance.md ("Beyond one process") for the design.
+ */
+import { randomBytes } from 'node:crypto';
+import type { createClient } from 'redis';
+import {
+  CONTINUITY_ID_PATTERN,
+  REPLAY_ACK_METHOD,
+  UnreplayableCursorError,
+  type EventStoreLike,
+  type ReplayAck,
+  type StoredMessage,
+} from '../runtime/continuity-store.js';
+
+/** A connected node-redis 6 client (`createClient()` of the package `redis`). */
+export type RedisClient = ReturnType<typeof createClient>;
+
+/**
+ * Redis did not answer (not connected, or no reply within the command timeout). The SDK
+ * transports answer a resume that meets it with **500** (`Error replaying events`) and report
+ * it through `onerror`; a host that looks the session up first (see `SessionRegistry`) answers
+ * **503** before the transport is involved.
+ */
+export class EventStoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EventStoreUnavailableError';
+  }
+}
+
+/**
+ * The append, as one Lua script: find (or number) the stream, `HINCRBY` its head, `XADD` the
+ * event under the explicit id `0-<head>` with `MAXLEN <capacity>` (exact), refresh the TTLs.
+ * Lua, not `MULTI`: the entry id depends on the result of the `HINCRBY`, and a command queued
+ * in a `MULTI` cannot use the result of another queued command; a `WATCH`/`MULTI` retry loop
+ * would work but retries under contention (two instances appending to one stream), whereas a
+ * script runs to completion without interleaving, once.
+ *
+ * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`next`).
+ * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none).
+ * The stream's key, `<base>:s<k>`, is derived in the script; every key carries the session's
+ * hash tag `{epoch}`, so in a cluster they all live in one slot.
+ */
+export const APPEND_SCRIPT = `
+local k = redis.call('HGET', KEYS[1], ARGV[2])
+if not k then
+  k = tostring(redis.call('HINCRBY', KEYS[4], 'next', 1))
+  redis.call('HSET', KEYS[1], ARGV[2], k)
+  redis.call('HSET', KEYS[2], k, ARGV[2])
+end
+local seq = redis.call('HINCRBY', KEYS[3], k, 1)
+local skey = ARGV[1] .. ':s' .. k
+redis.call('XADD', skey, 'MAXLEN', ARGV[5], '0-' .. seq, 'm', ARGV[3], 'w', ARGV[4])
+local ttl = tonumber(ARGV[6])
+if ttl > 0 and seq % 32 == 1 then
+  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
+  redis.call('EXPIRE', skey, ttl)
+end
+return {k, seq}
+`;
+
+/** Options of a {@link RedisContinuityEventStore}. */
+export interface RedisContinuityEventStoreOptions {
+  /** A connected node-redis client, shared (the store never closes it). */
+  client: RedisClient;
+  /**
+   * The session's epoch (`[0-9a-z]+`): part of every id and of every key. Every instance that
+   * serves the session must use the same one (keep it in the session registry); random by
+   * default.
+   */
+  epoch?: string;
+  /** Key prefix. Default `mcpr`. Keys are `<prefix>:{<epoch>}:…`. */
+  prefix?: string;
+  /** Events retained per stream (`XADD … MAXLEN`, exact). Default 1024. */
+  capacity?: number;
+  /**
+   * Seconds before an abandoned session's keys expire, refreshed on a stream's first append and
+   * every 32nd (see {@link APPEND_SCRIPT}). Default 3600; 0 keeps them until deleted.
+   */
+  ttlSeconds?: number;
+  /** Entries read per `XRANGE … COUNT` page during a replay. Default 256. */
+  pageSize?: number;
+  /** Bound (ms) on each Redis command; beyond it {@link EventStoreUnavailableError}. Default 2000. */
+  commandTimeoutMs?: number;
+  /**
+   * This server instance's id, written with each event (field `w`). Needed by `follow`; any
+   * `[0-9a-zA-Z_-]+`. Default: random.
+   */
+  instanceId?: string;
+  /**
+   * Keep following the stream after a replay and forward, through the replay's `send`, the
+   * events other instances append to it (their transports cannot write to a stream this
+   * instance serves). See {@link FollowOptions}. Default off.
+   */
+  follow?: FollowOptions;
+  /** Refuse through `getStreamIdForEventId` (SDK answer 400), as `ContinuityEventStore`'s. */
+  precheck?: boolean;
+}
+
+/** How a replay keeps following its stream for events written by other instances. */
+export interface FollowOptions {
+  /** Bound (ms) on each `XREAD BLOCK` (the follower re-checks its stop conditions between). */
+  blockMs?: number;
+  /** Bound (ms) on the whole follow: it stops then, whatever happened. Default 300000. */
+  maxMs?: number;
+  /**
+   * Liveness of a writer instance (`true`: alive). When the stream's writer is gone before the
+   * stream's JSON-RPC response was written, the follower sends a {@link WriterLost}
+   * notification and stops: the client is told instead of waiting for ever.
+   */
+  writerAlive?: (instanceId: string) => Promise<boolean>;
+  /**
+   * Forward this instance's own entries too (default `false`: its transport writes them). Set
+   * it when the resumed stream is served outside the transport (see `serveResume`).
+   */
+  forwardOwn?: boolean;
+  /** Called once when the follow stops, whatever the reason. */
+  onStop?: () => void;
+}
+
+/** The JSON-RPC method of the {@link WriterLost} notification. */
+export const WRITER_LOST_METHOD = 'notifications/mcp-resumption/writer-lost';
+
+/**
+ * Sent (without an SSE id) by a following replay when the instance that was writing the stream
+ * stopped before the stream's response: nothing more will come on this stream.
+ */
+export interface WriterLost {
+  jsonrpc: '2.0';
+  method: typeof WRITER_LOST_METHOD;
+  params: {
+    /** The stream (the `stream` group of the ids). */
+    stream: string;
+    /** The last sequence number stored. */
+    head: number;
+    /** The instance that stopped. */
+    writer: string;
+  };
+}
+
+/** A Redis stream entry as the store reads it. */
+interface Entry {
+  seq: number;
+  message: string;
+  writer: string;
+}
+
+const isResponse = (m: StoredMessage): boolean =>
+  'id' in m && m.id !== null && m.id !== undefined && ('result' in m || 'error' in m);
+
+/** Parses the RESP2 reply of `XRANGE`/`XREAD` entries: `[[id, [f, v, …]], …]`. */
+function entries(reply: unknown): Entry[] {
+  if (!Array.isArray(reply)) return [];
+  const out: Entry[] = [];
+  for (const e of reply as [string, string[]][]) {
+    const fields = e[1];
+    let message = '';
+    let writer = '';
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      if (fields[i] === 'm') message = fields[i + 1]!;
+      else if (fields[i] === 'w') writer = fields[i + 1]!;
+    }
+    out.push({ seq: Number(String(e[0]).split('-')[1]), message, writer });
+  }
+  return out;
+}
+
+/**
+ * The entries of the one stream of an `XREAD` reply: RESP3 (node-redis 6's default) answers a
+ * map `{ key: entries }`, RESP2 an array `[[key, entries]]`, `null` when nothing came.
+ */
+function xreadEntries(reply: unknown): unknown {
+  if (reply === null || typeof reply !== 'object') return [];
+  if (Array.isArray(reply)) return (reply[0] as [string, unknown] | undefined)?.[1] ?? [];
+  if (reply instanceof Map) return [...reply.values()][0] ?? [];
+  return Object.values(reply)[0] ?? [];
+}
+
+/**
+ * An event store on Redis Streams with the contract of `ContinuityEventStore`
+ * (mcp-resumption/runtime), shared by every instance of a server:
+ *
+ * - one Redis Stream per MCP stream, key `<prefix>:{<epoch>}:s<k>`, entries `0-<seq>`; the SSE
+ *   id is `<epoch>-s<k>-<seq>` (`CONTINUITY_ID_PATTERN`), `seq` 1, 2, 3, … without gaps or
+ *   duplicates even when several instances append to one stream ({@link APPEND_SCRIPT});
+ * - retention: the last `capacity` events of each stream (`MAXLEN`, exact); the floor is read
+ *   from the stream itself (its first entry), never assumed;
+ * - refusal (before anything is sent; the SDK answers **500**, or **400** with `precheck`) of a
+ *   cursor of another session (another epoch), of an unknown stream, ahead of the head, or below
+ *   the floor; an eviction during the replay ends it with an error, never with a gap;
+ * - the replay starts with the in-band acknowledgment (`ReplayAck`) and reads the stream in
+ *   pages (`XRANGE … COUNT pageSize`) up to its end at the time of each page;
+ * - abandoned sessions expire (`ttlSeconds` after their last write);
+ * - Redis unreachable: {@link EventStoreUnavailableError}, never an empty replay.
+ *
+ * One store object per session (the SDK interface carries no session), on every instance that
+ * serves the session, with the same `epoch`.
+ *
+ * @category Runtime
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { RedisContinuityEventStore } from 'mcp-resumption/redis';
+ *
+ * const client = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const eventStore = new RedisContinuityEventStore({ client, epoch, capacity: 1024 });
+ * ```
+ */
+export class RedisContinuityEventStore implements EventStoreLike {
+  /** The session's epoch. */
+  readonly epoch: string;
+  /** Events retained per stream. */
+  readonly capacity: number;
+  /** This instance's id (field `w` of each entry). */
+  readonly instanceId: string;
+  /** The key base of this session: `<prefix>:{<epoch>}`. */
+  readonly base: string;
+  /** Present only with `precheck` (see `ContinuityEventStoreOptions.precheck`). */
+  readonly getStreamIdForEventId?: (eventId: string) => Promise<string | undefined>;
+  protected readonly client: RedisClient;
+  private readonly ttlSeconds: number;
+  private readonly pageSize: number;
+  private readonly timeoutMs: number;
+  private readonly follow: FollowOptions | undefined;
+  private sha: string | undefined;
+  private readonly followers = new Map<string, () => void>();
+  private closed = false;
+
+  constructor(options: RedisContinuityEventStoreOptions) {
+    this.client = options.client;
+    this.capacity = options.capacity ?? 1024;
+    this.ttlSeconds = options.ttlSeconds ?? 3600;
+    this.pageSize = options.pageSize ?? 256;
+    this.timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.follow = options.follow;
+    if (!(this.capacity >= 1) || !(this.pageSize >= 1)) {
+      throw new Error('capacity and pageSize must be at least 1');
+    }
+    this.epoch = options.epoch ?? randomBytes(5).toString('hex');
+    if (!/^[0-9a-z]+$/.test(this.epoch)) throw new Error('epoch must be [0-9a-z]+');
+    const prefix = options.prefix ?? 'mcpr';
+    if (/[{}]/.test(prefix)) throw new Error('prefix must not contain { or }');
+    this.base = `${prefix}:{${this.epoch}}`;
+    this.instanceId = options.instanceId ?? randomBytes(4).toString('hex');
+    if (options.precheck) {
+      this.getStreamIdForEventId = async (eventId) => {
+        const r = await this.resolve(eventId);
+        return 'refused' in r ? undefined : r.streamId;
+      };
+    }
+  }
+
+  /** Keys of the session's indexes. */
+  protected get keys(): { ids: string; names: string; heads: string; meta: string } {
+    return {
+      ids: `${this.base}:ids`,
+      names: `${this.base}:names`,
+      heads: `${this.base}:heads`,
+      meta: `${this.base}:meta`,
+    };
+  }
+
+  /** The Redis key of stream number `k`. */
+  streamKey(k: string | number): string {
+    return `${this.base}:s${k}`;
+  }
+
+  /** Sends one command, bounded; {@link EventStoreUnavailableError} when Redis does not answer. */
+  protected async command<T>(args: string[]): Promise<T> {
+    if (!this.client.isReady) {
+      throw new EventStoreUnavailableError(`Redis is not connected (${args[0]} not sent)`);
+    }
+    try {
+      return await this.client.sendCommand<T>(args, { timeout: this.timeoutMs });
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      if (/NOSCRIPT|WRONGTYPE|ERR|syntax/i.test(msg) && !/timeout/i.test(msg)) throw e;
+      throw new EventStoreUnavailableError(`Redis did not answer ${args[0]}: ${msg}`);
+    }
+  }
+
+  /** Runs the append script: `[k, seq]`. */
+  protected async append(streamId: string, message: StoredMessage): Promise<[string, number]> {
+    const k = this.keys;
+    const args = [k.ids, k.names, k.heads, k.meta, this.base, streamId, JSON.stringify(message)];
+    args.push(this.instanceId, String(this.capacity), String(this.ttlSeconds));
+    if (this.sha === undefined) {
+      this.sha = await this.command<string>(['SCRIPT', 'LOAD', APPEND_SCRIPT]);
+    }
+    let reply: [string | number, number];
+    try {
+      reply = await this.command(['EVALSHA', this.sha, '4', ...args]);
+    } catch (e) {
+      if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
+      reply = await this.command(['EVAL', APPEND_SCRIPT, '4', ...args]);
+    }
+    return [String(reply[0]), Number(reply[1])];
+  }
+
+  /** Stores an event: the next sequence number of its stream, atomically across instances. */
+  async storeEvent(streamId: string, message: StoredMessage): Promise<string> {
+    const [k, seq] = await this.append(streamId, message);
+    return `${this.epoch}-s${k}-${seq}`;
+  }
+
+  /** The stream, head and floor (read from the stream's first entry) of stream number `k`. */
+  async streamState(
+    k: string,
+  ): Promise<{ streamId: string | null; head: number; floor: number } | null> {
+    const [name, head, first] = await Promise.all([
+      this.command<string | null>(['HGET', this.keys.names, k]),
+      this.command<string | null>(['HGET', this.keys.heads, k]),
+      this.command<unknown>(['XRANGE', this.streamKey(k), '-', '+', 'COUNT', '1']),
+    ]);
+    if (name === null || head === null) return null;
+    const h = Number(head);
+    const firstEntry = entries(first)[0];
+    return { streamId: name, head: h, floor: firstEntry ? firstEntry.seq : h + 1 };
+  }
+
+  /** The writer of the last entry of stream `k` (`''` when it is empty). */
+  private async writerOfHead(k: string): Promise<string> {
+    const reply = await this.command<unknown>([
+      'XREVRANGE',
+      this.streamKey(k),
+      '+',
+      '-',
+      'COUNT',
+      '1',
+    ]);
+    return entries(reply)[0]?.writer ?? '';
+  }
+
+  /** The stream and cursor an id names, when every event after it can be replayed. */
+  private async resolve(
+    eventId: string,
+  ): Promise<
+    | { streamId: string; k: string; cursor: number; floor: number; head: number }
+    | { refused: string }
+  > {
+    const m = CONTINUITY_ID_PATTERN.exec(eventId);
+    if (!m?.groups) return { refused: `not an id of this store: ${JSON.stringify(eventId)}` };
+    const key = m.groups.stream!;
+    const cursor = Number(m.groups.seq);
+    if (!key.startsWith(`${this.epoch}-s`)) {
+      return { refused: `id of another store (session): ${eventId}` };
+    }
+    const k = key.slice(this.epoch.length + 2);
+    const state = await this.streamState(k);
+    if (!state?.streamId) return { refused: `stream ${key} is not retained` };
+    if (!Number.isSafeInteger(cursor) || cursor > state.head) {
+      return { refused: `cursor ${cursor} is ahead of the stream head ${state.head}` };
+    }
+    if (cursor < state.floor - 1) {
+      return { refused: `cursor ${cursor} below the retained floor ${state.floor}` };
+    }
+    return { streamId: state.streamId, k, cursor, floor: state.floor, head: state.head };
+  }
+
+  /**
+   * Replays: the acknowledgment (no SSE id), then every event after the cursor, page by page,
+   * up to the stream's end; with `follow`, then forwards other instances' later events.
+   *
+   * @throws UnreplayableCursorError when the cursor is not (or no longer) replayable.
+   * @throws EventStoreUnavailableError when Redis does not answer.
+   */
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: StoredMessage) => Promise<void> },
+  ): Promise<string> {
+    const r = await this.resolve(lastEventId);
+    if ('refused' in r) throw new UnreplayableCursorError(r.refused);
+    const { k, cursor } = r;
+    const label = `${this.epoch}-s${k}`;
+    const ack: ReplayAck = {
+      jsonrpc: '2.0',
+      method: REPLAY_ACK_METHOD,
+      params: { stream: label, after: cursor, floor: r.floor, head: r.head },
+    };
+    // A newer resume of this stream on this instance supersedes the older one's follower.
+    this.followers.get(k)?.();
+    await send('', ack as unknown as StoredMessage);
+    let next = cursor + 1;
+    let done = false;
+    let writer = this.follow ? await this.writerOfHead(k) : '';
+    for (;;) {
+      const page = entries(
+        await this.command<unknown>([
+          'XRANGE',
+          this.streamKey(k),
+          `0-${next}`,
+          '+',
+          'COUNT',
+          String(this.pageSize),
+        ]),
+      );
+      for (const e of page) {
+        if (e.seq !== next) {
+          throw new UnreplayableCursorError(`event ${next} was evicted during the replay`);
+        }
+        const message = JSON.parse(e.message) as StoredMessage;
+        await send(`${label}-${e.seq}`, message);
+        if (isResponse(message)) done = true;
+        writer = e.writer;
+        next += 1;
+      }
+      // A short page may be followed by events stored while it was sent: read until empty.
+      if (page.length === 0) break;
+    }
+    if (this.follow && !done && !this.closed) this.startFollower(k, label, next - 1, writer, send);
+    else this.follow?.onStop?.();
+    return r.streamId;
+  }
+
+  /**
+   * Follows stream `k` from `after` on a connection of its own (`XREAD BLOCK`), forwarding the
+   * entries other instances write; stops at the stream's response, at `maxMs`, when the writer
+   * is gone, on a newer resume of the stream, or on {@link close}.
+   */
+  private startFollower(
+    k: string,
+    label: string,
+    after: number,
+    lastWriter: string,
+    send: (eventId: string, message: StoredMessage) => Promise<void>,
+  ): void {
+    const follow = this.follow!;
+    const blockMs = follow.blockMs ?? 1000;
+    const deadline = Date.now() + (follow.maxMs ?? 300_000);
+    let stopped = false;
+    const conn = this.client.duplicate();
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      if (this.followers.get(k) === stop) this.followers.delete(k);
+      conn.destroy();
+      follow.onStop?.();
+    };
+    this.followers.set(k, stop);
+    conn.on('error', () => {});
+    void (async () => {
+      let last = after;
+      let writer = lastWriter;
+      let ended = false;
+      try {
+        await conn.connect();
+        while (!stopped && !ended && Date.now() < deadline) {
+          const reply = await conn.sendCommand<unknown>(
+            [
+              'XREAD',
+              'COUNT',
+              '64',
+              'BLOCK',
+              String(blockMs),
+              'STREAMS',
+              this.streamKey(k),
+              `0-${last}`,
+            ],
+            { timeout: blockMs + this.timeoutMs },
+          );
+          const got = entries(xreadEntries(reply));
+          if (stopped) break;
+          if (got.length === 0) {
+            if (writer && follow.writerAlive && !(await follow.writerAlive(writer))) {
+              const lost: WriterLost = {
+                jsonrpc: '2.0',
+                method: WRITER_LOST_METHOD,
+                params: { stream: label, head: last, writer },
+              };
+              await send('', lost as unknown as StoredMessage);
+              break;
+            }
+            continue;
+          }
+          for (const e of got) {
+            if (e.seq !== last + 1) {
+              throw new UnreplayableCursorError(`event ${last + 1} was evicted while following`);
+            }
+            last = e.seq;
+            writer = e.writer;
+            const message = JSON.parse(e.message) as StoredMessage;
+            // This instance's own events reach the stream through its transport.
+            if (follow.forwardOwn || e.writer !== this.instanceId) {
+              await send(`${label}-${e.seq}`, message);
+            }
+            if (isResponse(message)) ended = true;
+          }
+        }
+      } catch {
+        // Redis went away or the stream broke: the client's next resume is refused or replayed.
+      } finally {
+        stop();
+      }
+    })();
+  }
+
+  /** Streams being followed right now (for tests and metrics). */
+  get following(): number {
+    return this.followers.size;
+  }
+
+  /** Stops every follower (call it when the session's transport closes). */
+  close(): void {
+    this.closed = true;
+    for (const stop of [...this.followers.values()]) stop();
+  }
+}
