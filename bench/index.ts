@@ -6,6 +6,7 @@
 import { checkBench } from './check.js';
 import { exploreBench } from './explore.js';
 import { redisBench } from './redis.js';
+import { verifyBench } from './verify.js';
 
 /** One benchmark: returns the lines it reports. */
 export interface Bench {
@@ -20,4 +21,5 @@ export const BENCHES: Bench[] = [];
 
 BENCHES.push(checkBench);
 BENCHES.push(exploreBench);
+BENCHES.push(verifyBench);
 BENCHES.push(redisBench);

@@ -201,7 +201,7 @@ export function timelineLines(
  * model's client refuses what such a server does), and a reader must not take that client
  * for the model's.
  */
-function whoIsWho(subject: Subject | undefined): string[] {
+function whoIsWho(subject: Subject | undefined, cfg: WorldConfig): string[] {
   const lines: string[] = [];
   if (subject?.policy !== undefined) {
     lines.push(
@@ -210,12 +210,11 @@ function whoIsWho(subject: Subject | undefined): string[] {
   }
   const machine = subject?.machine;
   if (machine !== undefined) {
+    // A client mutant is already named by the subject line; a machine mutant under a server
+    // mutant is not, and is the one a reader would take for the model's client.
     const named = MACHINE_MUTANTS.find((m) => m.machine === machine);
-    lines.push(
-      named
-        ? `client: the ${named.name} machine, not the model's (${named.description})`
-        : "client: a machine other than the model's",
-    );
+    if (named)
+      lines.push(`client: the ${named.name} machine, not the model's (${named.description})`);
   }
   return lines;
 }
@@ -231,7 +230,7 @@ export function formatCounterexample(
   const lines: string[] = [];
   lines.push(`counterexample (${cx.commands.length} command(s)) in a ${cx.kind} world`);
   if (cx.subjectName !== undefined) lines.push(`subject: ${cx.subjectName}`);
-  lines.push(...whoIsWho(cx.subject));
+  lines.push(...whoIsWho(cx.subject, cx.cfg));
   lines.push(`config: ${formatConfig(cx.cfg)}`);
   lines.push(`commands: ${cx.commands.map(describeCommand).join(', ') || '(none)'}`);
   lines.push(...timelineLines(w, cx.commands, options));

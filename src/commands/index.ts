@@ -9,6 +9,7 @@ import { diagramCommand } from './diagram.js';
 import { exploreCommand } from './explore.js';
 import { mutantsCommand } from './mutants.js';
 import { tableCommand } from './table.js';
+import { verifyCommand } from './verify.js';
 
 /** Every subcommand, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   diagramCommand,
   checkCommand,
   conformanceCommand,
+  verifyCommand,
 ];
 
 /** The command run when none is named (`npm start`). */

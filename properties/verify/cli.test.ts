@@ -1,0 +1,69 @@
+/** `mcp-resumption verify` through the CLI: the report, JSON, replay, and bad options. */
+import { describe, expect, test } from 'vitest';
+import { runCli as run } from '../support/cli.js';
+
+describe('verify command', () => {
+  test('proves every claim for the model client, TLC style, with progress on stderr', async () => {
+    const r = await run(['verify', '--scope', 'small', '--policy', 'honest']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/\d+ distinct states found, \d+ states generated, depth \d+/);
+    expect(r.out).toMatch(/distinct states\/min, [\d.]+ bytes\/state/);
+    for (const c of ['NoUnprovenAcceptance', 'NoSilentPartialResult', 'NoFalseAlarm', 'Delivery'])
+      expect(r.out).toMatch(new RegExp(`${c} +proven within scope`));
+    expect(r.out).toContain('deterministic (no seed)');
+  });
+
+  test('a broken claim exits 1 with a timeline and a replay that breaks it again', async () => {
+    const r = await run([
+      'verify',
+      '--scope',
+      'small',
+      '--policy',
+      'honest',
+      '--client',
+      'drops-cursor',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('claim broken: NoUnprovenAcceptance');
+    expect(r.out).toContain('timeline:');
+    const replay = /replay: mcp-resumption verify (.*)$/m.exec(r.out)![1]!;
+    const args = replay.match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ''));
+    const again = await run(['verify', ...args]);
+    expect(again.code).toBe(1);
+    expect(again.out).toContain('NoUnprovenAcceptance: BROKEN');
+  });
+
+  test('--json gives the counts and verdicts', async () => {
+    const r = await run(['verify', '--scope', 'small', '--policy', 'head', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out) as {
+      deterministic: boolean;
+      runs: { distinct: number; claims: { proven: boolean }[] }[];
+    };
+    expect(j.deterministic).toBe(true);
+    expect(j.runs[0]!.distinct).toBeGreaterThan(0);
+    expect(j.runs[0]!.claims.every((c) => c.proven)).toBe(true);
+  });
+
+  test('--help describes the command', async () => {
+    const r = await run(['verify', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('--scope');
+  });
+
+  test.each([
+    [['verify', '--scope', 'huge'], '--scope'],
+    [['verify', '--policy', 'nope'], '--policy'],
+    [['verify', '--client', 'nope'], '--client'],
+    [['verify', '--max-states', '0'], '--max-states'],
+    [['verify', '--replay', 'Emit,Bogus', '--config', 'N=2'], '--replay'],
+    [['verify', '--replay', 'Emit'], '--replay'],
+    [['verify', '--config', 'N=2'], '--config'],
+    [['verify', '--bogus'], 'bogus'],
+  ])('%j exits 2 with one line naming the option', async (argv, option) => {
+    const r = await run(argv);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain(option);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * The state-space manifest (docs/verify-manifest.json): for each scope, the distinct states
+ * and depth of every policy with the model's client and of every client mutant against the
+ * honest server. The search is deterministic, so any change to the world, the machine or the
+ * abstraction that changes the state space shows up as a diff of this file; a test holds the
+ * small scope to it.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
+import { scopeConfigs, type Scope } from '../../model/verify/scope.js';
+import { POLICIES, type PolicyName } from '../../model/world/config.js';
+import { progressLine } from './report.js';
+import { verifyOne } from './run.js';
+
+/** One row: a search and its counts. */
+export interface ManifestRow {
+  policy: PolicyName;
+  client: string;
+  configs: number;
+  distinct: number;
+  generated: number;
+  depth: number;
+}
+
+/** The manifest file. */
+export interface Manifest {
+  generatedBy: string;
+  scopes: Record<string, ManifestRow[]>;
+}
+
+/** The searches a scope's manifest records. */
+export function manifestSearches(): { policy: PolicyName; client: string }[] {
+  return [
+    ...POLICIES.map((policy) => ({ policy, client: 'model' })),
+    ...CLIENT_MUTANTS.map((m) => ({ policy: 'honest' as PolicyName, client: m.name })),
+  ];
+}
+
+/** Runs the manifest's searches of `scope`. */
+export function manifestRows(scope: Scope, progress?: (line: string) => void): ManifestRow[] {
+  return manifestSearches().map(({ policy, client }) => {
+    const label = `${scope.name}/${policy}/${client}`;
+    const r = verifyOne(scope, policy, client, {
+      ...(progress ? { onProgress: (p) => progress(progressLine(label, p)) } : {}),
+    });
+    const broken = r.claims.filter((c) => !c.proven).map((c) => c.name);
+    progress?.(
+      `${label}: ${r.distinct} distinct states, depth ${r.depth}; ${broken.length ? `broken: ${broken.join(', ')}` : 'every claim proven'}`,
+    );
+    return {
+      policy,
+      client,
+      configs: scopeConfigs(scope, policy).length,
+      distinct: r.distinct,
+      generated: r.generated,
+      depth: r.depth,
+    };
+  });
+}
+
+/** Reads a manifest (an empty one when the file does not exist). */
+export async function readManifest(file: string): Promise<Manifest> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Manifest;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { generatedBy: '', scopes: {} };
+    throw e;
+  }
+}
+
+/** Runs `scope`'s searches and writes its rows into `file`, keeping the other scopes'. */
+export async function writeManifest(
+  file: string,
+  scope: Scope,
+  progress?: (line: string) => void,
+): Promise<void> {
+  const m = await readManifest(file);
+  m.generatedBy = 'mcp-resumption verify --scope <scope> --manifest docs/verify-manifest.json';
+  m.scopes[scope.name] = manifestRows(scope, progress);
+  const ordered: Record<string, ManifestRow[]> = {};
+  for (const k of ['small', 'medium', 'large']) if (m.scopes[k]) ordered[k] = m.scopes[k]!;
+  m.scopes = ordered;
+  await writeFile(file, JSON.stringify(m, null, 2) + '\n');
+}
