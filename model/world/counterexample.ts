@@ -205,7 +205,7 @@ function whoIsWho(subject: Subject | undefined, cfg: WorldConfig): string[] {
   const lines: string[] = [];
   if (subject?.policy !== undefined) {
     lines.push(
-      `server: runs the ${subject.policy} policy (a server mutant), declares the config's`,
+      `server: runs the ${subject.policy} policy (a server mutant) while declaring policy=${cfg.policy}`,
     );
   }
   const machine = subject?.machine;
