@@ -40,12 +40,15 @@ export class EventStoreUnavailableError extends Error {
  * script runs to completion without interleaving, once.
  *
  * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`next`).
- * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none).
+ * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none),
+ * 7 the stream's number when the caller already knows it ('' otherwise: a stream's number never
+ * changes once assigned, so a cached one saves the HGET on every append after the first).
  * The stream's key, `<base>:s<k>`, is derived in the script; every key carries the session's
  * hash tag `{epoch}`, so in a cluster they all live in one slot.
  */
 export const APPEND_SCRIPT = `
-local k = redis.call('HGET', KEYS[1], ARGV[2])
+local k = ARGV[7]
+if k == '' then k = redis.call('HGET', KEYS[1], ARGV[2]) end
 if not k then
   k = tostring(redis.call('HINCRBY', KEYS[4], 'next', 1))
   redis.call('HSET', KEYS[1], ARGV[2], k)
@@ -226,6 +229,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
   private readonly timeoutMs: number;
   private readonly follow: FollowOptions | undefined;
   private sha: string | undefined;
+  /** Stream id → its number `k`, once an append returned it (numbers never change). */
+  private readonly numbers = new Map<string, string>();
   private readonly followers = new Map<string, () => void>();
   private closed = false;
 
@@ -287,6 +292,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
     const k = this.keys;
     const args = [k.ids, k.names, k.heads, k.meta, this.base, streamId, JSON.stringify(message)];
     args.push(this.instanceId, String(this.capacity), String(this.ttlSeconds));
+    args.push(this.numbers.get(streamId) ?? '');
     if (this.sha === undefined) {
       this.sha = await this.command<string>(['SCRIPT', 'LOAD', APPEND_SCRIPT]);
     }
@@ -297,7 +303,9 @@ export class RedisContinuityEventStore implements EventStoreLike {
       if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
       reply = await this.command(['EVAL', APPEND_SCRIPT, '4', ...args]);
     }
-    return [String(reply[0]), Number(reply[1])];
+    const number = String(reply[0]);
+    this.numbers.set(streamId, number);
+    return [number, Number(reply[1])];
   }
 
   /** Stores an event: the next sequence number of its stream, atomically across instances. */
