@@ -117,8 +117,12 @@ export const DEFAULT_CONFIG: WorldConfig = {
   policy: 'honest',
 };
 
-const NUMERIC = ['D', 'K', 'T', 'B', 'I', 'R', 'P', 'Q', 'N'] as const;
-const CHOICES: Record<string, readonly string[]> = {
+/** The numeric fields of a configuration, in the order `formatConfig` writes them. */
+export const NUMERIC_FIELDS = ['D', 'K', 'T', 'B', 'I', 'R', 'P', 'Q', 'N'] as const;
+const NUMERIC = NUMERIC_FIELDS;
+
+/** The choice fields of a configuration and their values (the `--config` grammar). */
+export const CONFIG_CHOICES: Readonly<Record<string, readonly string[]>> = {
   keepalive: ['shared', 'independent'],
   read: ['coupled', 'decoupled'],
   idleOn: ['bytes', 'events'],
@@ -154,7 +158,7 @@ export function parseConfig(text: string, base: WorldConfig = DEFAULT_CONFIG): W
       (out as unknown as Record<string, number>)[key] = n;
       continue;
     }
-    const choices = CHOICES[key];
+    const choices = CONFIG_CHOICES[key];
     if (!choices) throw new Error(`unknown config key ${JSON.stringify(key)}`);
     if (!choices.includes(value))
       throw new Error(`config ${key} must be one of ${choices.join('|')}, got ${value}`);

@@ -7,7 +7,13 @@
 import { clientMachine } from '../../../model/client-machine.js';
 import { CLIENT_MUTANTS } from '../../../model/mutants/client-mutants.js';
 import { describeCommand, type WorldCommand } from '../../../model/world/commands.js';
-import { POLICIES, type PolicyName, type WorldConfig } from '../../../model/world/config.js';
+import {
+  CONFIG_CHOICES,
+  NUMERIC_FIELDS,
+  POLICIES,
+  type PolicyName,
+  type WorldConfig,
+} from '../../../model/world/config.js';
 import { parseConfig } from '../../../model/world/config.js';
 import { formatTimeline } from '../../../model/world/counterexample.js';
 import { SEED_SCENARIOS } from '../../../model/world/scenarios.js';
@@ -44,17 +50,11 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
 const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** The configuration fields: numbers (D may be `inf`), then the choices. */
-const NUMBERS = ['D', 'K', 'T', 'B', 'I', 'R', 'P', 'Q', 'N'] as const;
-const CHOICES: Record<string, readonly string[]> = {
-  keepalive: ['shared', 'independent'],
-  read: ['coupled', 'decoupled'],
-  idleOn: ['bytes', 'events'],
-  durable: ['true', 'false'],
-  onRestart: ['404', 'recreate', 'new-epoch', 'not-durable'],
-  ack: ['true', 'false'],
-  priming: ['none', 'open', 'all'],
-};
+/** The configuration fields: numbers (D may be `inf`), then the choices (policy has its own). */
+const NUMBERS = NUMERIC_FIELDS;
+const CHOICES: Record<string, readonly string[]> = Object.fromEntries(
+  Object.entries(CONFIG_CHOICES).filter(([k]) => k !== 'policy'),
+);
 
 let session: Session = newSession({ cfg: PRESETS[0]!.cfg, commands: [], client: MODEL_CLIENT });
 
