@@ -150,6 +150,20 @@ async function openCall(
 }
 
 /**
+ * The usual opening of a scenario: call `tag` with `n` messages, 2 ms apart, held before
+ * message 4 and before the result, and read it to message 3 (the cursor).
+ */
+function openHeldCall(
+  ctx: ScenarioContext,
+  client: RecordingClient,
+  follower: CallFollower,
+  tag: string,
+  n: number,
+): Promise<SseStream> {
+  return openCall(ctx, client, follower, { tag, n, holds: [4, n + 1], gapMs: GAP }, 3);
+}
+
+/**
  * Milliseconds the harness lets the server notice a client-side disconnect before it
  * reconnects. Without it, servers whose store has `getStreamIdForEventId` race the SDK's 409
  * conflict check; `stale-connection` measures that case on purpose, deterministically.
@@ -359,11 +373,11 @@ export const cursorOfAnotherStream: Scenario = {
     const client = await newClient(ctx);
     const fa = new CallFollower(ctx.trace);
     const n = 6;
-    const sa = await openCall(ctx, client, fa, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const sa = await openHeldCall(ctx, client, fa, A, n);
     // B is followed on its own connection: its events are not part of A's trace (one trace
     // tells one stream's story; the machine does not model two concurrent streams).
     const fb = new CallFollower(new TraceRecorder(ctx.trace.codec));
-    const sb = await openCall(ctx, client, fb, { tag: B, n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const sb = await openHeldCall(ctx, client, fb, B, n);
     const cursorB = fb.cursor;
     sb.abort();
     await disconnect(fa, sa);
@@ -391,7 +405,7 @@ export const cursorOfAnotherSession: Scenario = {
     const one = await newClient(ctx);
     const f1 = new CallFollower(ctx.trace);
     const n = 6;
-    const s = await openCall(ctx, one, f1, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const s = await openHeldCall(ctx, one, f1, A, n);
     const cursor = f1.cursor;
     await disconnect(f1, s);
     if (cursor === null) {
@@ -443,7 +457,7 @@ export const emptyResumeThenReconnect: Scenario = {
     const client = await newClient(ctx);
     const f = new CallFollower(ctx.trace);
     const n = 6;
-    const s = await openCall(ctx, client, f, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const s = await openHeldCall(ctx, client, f, A, n);
     const cursor = f.cursor;
     await disconnect(f, s);
     const first = await resume(ctx, client, f, cursor, has(A, 4));
@@ -526,7 +540,7 @@ export const staleConnection: Scenario = {
     const client = await newClient(ctx);
     const f = new CallFollower(ctx.trace);
     const n = 6;
-    const old = await openCall(ctx, client, f, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
+    const old = await openHeldCall(ctx, client, f, A, n);
     const cursor = f.cursor;
     f.trace.write({ type: 'idle-timeout' });
     await ctx.control.release(A, 4);
@@ -576,7 +590,7 @@ export function slowStoreReplayScenario(storeDelayMs: number): Scenario {
       const client = await newClient(ctx);
       const f = new CallFollower(ctx.trace);
       const n = 6;
-      const s = await openCall(ctx, client, f, { tag: A, n, holds: [4, n + 1], gapMs: GAP }, 3);
+      const s = await openHeldCall(ctx, client, f, A, n);
       const cursor = f.cursor;
       await disconnect(f, s);
       // The GET goes out now; its answer comes only once the replay was read and sent.
