@@ -7,9 +7,9 @@
  * same address would.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { listenLoopback } from './listen.js';
+import { serveLoopback } from './listen.js';
 import type {
   AdapterCapabilities,
   IdCodec,
@@ -118,17 +118,7 @@ export class SessionHost implements ImplementationAdapter {
 
   async start(options: StartOptions): Promise<string> {
     this.options = options;
-    const server = createServer((req, res) => {
-      this.route(req, res).catch(() => {
-        if (!res.headersSent) jsonError(res, 500, -32603, 'Internal server error');
-        else res.destroy();
-      });
-    });
-    server.on('connection', (s: Socket) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    const port = await listenLoopback(server);
+    const { server, port } = await serveLoopback((req, res) => this.route(req, res), this.sockets);
     this.server = server;
     return `http://127.0.0.1:${port}/mcp`;
   }

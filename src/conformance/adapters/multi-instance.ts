@@ -39,7 +39,7 @@ import { DelayedEventStore } from '../stores.js';
 import { patternCodec, type ImplementationAdapter, type StartOptions } from '../types.js';
 import { packageVersion } from '../versions.js';
 import { jsonError, readBody } from './host.js';
-import { listenLoopback } from './listen.js';
+import { listenLoopback, serveLoopback } from './listen.js';
 import { REDIS_INSTALL_HINT, startRedis, type RedisHandle } from './redis-server.js';
 import { sendWebResponse, toWebRequest } from './sdk.js';
 import { v2ToolServer } from './tool-servers.js';
@@ -100,17 +100,11 @@ class Instance {
       await this.heartbeat.start();
     }
     if (!this.server) {
-      const server = createServer((req, res) => {
-        this.route(req, res).catch(() => {
-          if (!res.headersSent) jsonError(res, 500, -32603, 'Internal server error');
-          else res.destroy();
-        });
-      });
-      server.on('connection', (s: Socket) => {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-      });
-      this.port = await listenLoopback(server);
+      const { server, port } = await serveLoopback(
+        (req, res) => this.route(req, res),
+        this.sockets,
+      );
+      this.port = port;
       this.server = server;
     }
   }
