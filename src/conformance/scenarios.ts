@@ -181,6 +181,21 @@ async function disconnect(follower: CallFollower, stream: SseStream): Promise<vo
 }
 
 /**
+ * Where most resume scenarios start: a new session whose call (`A`, `n` = 6 messages, held
+ * before 4 and before the result) was read to message 3 and then cut by the client.
+ */
+async function cutAfterThree(ctx: ScenarioContext) {
+  const A = ctx.tag('A');
+  const client = await newClient(ctx);
+  const f = new CallFollower(ctx.trace);
+  const n = 6;
+  const s = await openHeldCall(ctx, client, f, A, n);
+  const cursor = f.cursor;
+  await disconnect(f, s);
+  return { A, n, client, f, cursor };
+}
+
+/**
  * Reconnects with `cursor` and reads the answer: records `reconnect`, then `response` (with the
  * floor of an in-band replay acknowledgment if the stream starts with one), then the stream,
  * until `until` holds or the stream ends or stays silent for `idleMs`.
@@ -401,13 +416,7 @@ export const cursorOfAnotherSession: Scenario = {
   name: 'other-session',
   title: 'session 2 sends a cursor of session 1: must be refused, never replayed',
   async run(ctx) {
-    const A = ctx.tag('A');
-    const one = await newClient(ctx);
-    const f1 = new CallFollower(ctx.trace);
-    const n = 6;
-    const s = await openHeldCall(ctx, one, f1, A, n);
-    const cursor = f1.cursor;
-    await disconnect(f1, s);
+    const { A, n, cursor } = await cutAfterThree(ctx);
     if (cursor === null) {
       // Without ids there is no cursor to carry into another session: nothing to judge.
       const truth = groundTruth([], [], new Set());
@@ -453,13 +462,7 @@ export const emptyResumeThenReconnect: Scenario = {
   name: 'empty-resume-twice',
   title: 'resume with nothing new, server ends that stream, reconnect again with the same cursor',
   async run(ctx) {
-    const A = ctx.tag('A');
-    const client = await newClient(ctx);
-    const f = new CallFollower(ctx.trace);
-    const n = 6;
-    const s = await openHeldCall(ctx, client, f, A, n);
-    const cursor = f.cursor;
-    await disconnect(f, s);
+    const { A, n, client, f, cursor } = await cutAfterThree(ctx);
     const first = await resume(ctx, client, f, cursor, has(A, 4));
     // Nothing new yet: the server cuts the (empty) resumed stream.
     ctx.adapter.dropConnections();
@@ -586,13 +589,7 @@ export function slowStoreReplayScenario(storeDelayMs: number): Scenario {
     storeDelayMs,
     requires: (a) => lacking(a, 'storeDelay'),
     async run(ctx) {
-      const A = ctx.tag('A');
-      const client = await newClient(ctx);
-      const f = new CallFollower(ctx.trace);
-      const n = 6;
-      const s = await openHeldCall(ctx, client, f, A, n);
-      const cursor = f.cursor;
-      await disconnect(f, s);
+      const { A, n, client, f, cursor } = await cutAfterThree(ctx);
       // The GET goes out now; its answer comes only once the replay was read and sent.
       const resumed = resume(ctx, client, f, cursor, has(A, 'result'));
       resumed.catch(() => {}); // awaited below; no unhandled rejection while the timer runs
