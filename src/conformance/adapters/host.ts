@@ -38,6 +38,28 @@ export async function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The JSON body of a POST (`undefined` for other methods), or `null` once a 413 or a
+ * JSON-RPC parse error has been answered.
+ */
+export async function readPostBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<{ body: unknown } | null> {
+  if (req.method !== 'POST') return { body: undefined };
+  const raw = await readBody(req);
+  if (raw === null) {
+    jsonError(res, 413, -32000, 'Payload too large');
+    return null;
+  }
+  try {
+    return { body: JSON.parse(raw.toString('utf8')) };
+  } catch {
+    jsonError(res, 400, -32700, 'Parse error');
+    return null;
+  }
+}
+
 /** Writes a JSON-RPC error answer (as the SDK examples do). */
 export function jsonError(res: ServerResponse, status: number, code: number, message: string) {
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -126,16 +148,9 @@ export class SessionHost implements ImplementationAdapter {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const options = this.options;
     if (!options) return jsonError(res, 503, -32000, 'not started');
-    let body: unknown;
-    if (req.method === 'POST') {
-      const raw = await readBody(req);
-      if (raw === null) return jsonError(res, 413, -32000, 'Payload too large');
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return jsonError(res, 400, -32700, 'Parse error');
-      }
-    }
+    const parsed = await readPostBody(req, res);
+    if (parsed === null) return;
+    let body = parsed.body;
     const pin = this.spec.pinProtocolVersion;
     if (pin !== undefined) {
       const header = req.headers['mcp-protocol-version'];

@@ -38,7 +38,7 @@ import {
 import { DelayedEventStore } from '../stores.js';
 import { patternCodec, type ImplementationAdapter, type StartOptions } from '../types.js';
 import { packageVersion } from '../versions.js';
-import { jsonError, readBody } from './host.js';
+import { jsonError, readPostBody } from './host.js';
 import { listenLoopback, serveLoopback } from './listen.js';
 import { REDIS_INSTALL_HINT, startRedis, type RedisHandle } from './redis-server.js';
 import { sendWebResponse, toWebRequest } from './sdk.js';
@@ -187,17 +187,11 @@ class Instance {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let body: unknown;
-    if (req.method === 'POST') {
-      const raw = await readBody(req);
-      if (raw === null) return jsonError(res, 413, -32000, 'Payload too large');
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        return jsonError(res, 400, -32700, 'Parse error');
-      }
-      const m = body as { method?: unknown };
-      if (m?.method === 'tools/call') this.lastToolCall = Date.now();
+    const parsed = await readPostBody(req, res);
+    if (parsed === null) return;
+    const body = parsed.body;
+    if ((body as { method?: unknown } | undefined)?.method === 'tools/call') {
+      this.lastToolCall = Date.now();
     }
     const header = req.headers['mcp-session-id'];
     const sid = Array.isArray(header) ? header[0] : header;
