@@ -7,19 +7,21 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
-import { scopeConfigs, type Scope } from '../../model/verify/scope.js';
+import type { Scope } from '../../model/verify/scope.js';
 import { POLICIES, type PolicyName } from '../../model/world/config.js';
 import { progressLine } from './report.js';
-import { verifyOne } from './run.js';
+import { verifyOne, type VerifyRun } from './run.js';
 
 /** One row: a search and its counts. */
-export interface ManifestRow {
-  policy: PolicyName;
-  client: string;
-  configs: number;
-  distinct: number;
-  generated: number;
-  depth: number;
+export type ManifestRow = Pick<
+  VerifyRun,
+  'policy' | 'client' | 'configs' | 'distinct' | 'generated' | 'depth'
+>;
+
+/** The manifest row of a verification: its search and counts, without timings or verdicts. */
+export function manifestRowOf(r: VerifyRun): ManifestRow {
+  const { policy, client, configs, distinct, generated, depth } = r;
+  return { policy, client, configs, distinct, generated, depth };
 }
 
 /** The manifest file. */
@@ -47,14 +49,7 @@ export function manifestRows(scope: Scope, progress?: (line: string) => void): M
     progress?.(
       `${label}: ${r.distinct} distinct states, depth ${r.depth}; ${broken.length ? `broken: ${broken.join(', ')}` : 'every claim proven'}`,
     );
-    return {
-      policy,
-      client,
-      configs: scopeConfigs(scope, policy).length,
-      distinct: r.distinct,
-      generated: r.generated,
-      depth: r.depth,
-    };
+    return manifestRowOf(r);
   });
 }
 
