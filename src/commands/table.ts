@@ -42,11 +42,11 @@ export function renderTable(): string {
 /** The `table` subcommand. */
 export const tableCommand: Command = {
   name: 'table',
-  summary: "print the machine's decision table and classify the seed's three variants",
+  summary: "print the machine's decision table and classify the founding incident's three variants",
   help: `Usage: mcp-resumption table
 
 Prints the rules of the decision boundary, the transitions of the client machine that decide
-an outcome (read off the machine definition), and the seed's three observed variants
+an outcome (read off the machine definition), and the founding incident's three variants
 classified by the machine.`,
   async run(argv, io) {
     parseCommandArgs('table', argv, {});
