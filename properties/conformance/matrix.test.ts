@@ -11,26 +11,36 @@ import type { CellVerdict } from '../../src/conformance/types.js';
 /** Columns, in SCENARIOS order. */
 const COLUMNS = SCENARIOS.map((s) => s.name);
 
-/** The observed matrix (issue 5). `silent loss*`: at least once in three runs (it is random). */
+/**
+ * The observed matrix (issue 5; two-sessions and finished-while-away: issue 19). `silent loss*`:
+ * at least once in three runs (it is random).
+ */
 const EXPECTED: Record<string, string> = {
   // within | eviction | restart | other-stream | other-session | burst | empty-twice | stall | stale
-  // | slow-store
-  'sdk-v1+example': 'honored|n/a|rejected|honored|leak|silent loss*|honored|honored|honored|n/a',
-  'sdk-v1+ring': 'honored|silent loss|rejected|honored|leak|honored|honored|honored|honored|n/a',
+  // | slow-store | two-sessions | finished-while-away
+  // `honored or silent loss`: the example store's ids lose their order within one millisecond,
+  // so a result written in the same millisecond as the last message is sometimes replayed first.
+  'sdk-v1+example':
+    'honored|n/a|rejected|honored|leak|silent loss*|honored|honored|honored|n/a|honored|honored or silent loss',
+  'sdk-v1+ring':
+    'honored|silent loss|rejected|honored|leak|honored|honored|honored|honored|n/a|honored|honored',
   'sdk-v1+continuity':
-    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored',
+    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored|honored|honored',
   'sdk-v1@2025-03-26+continuity':
-    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored',
-  'server-v2+example': 'honored|n/a|rejected|honored|leak|silent loss*|honored|honored|honored|n/a',
-  'server-v2+ring': 'honored|silent loss|rejected|honored|leak|honored|honored|honored|honored|n/a',
+    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored|honored|honored',
+  'server-v2+example':
+    'honored|n/a|rejected|honored|leak|silent loss*|honored|honored|honored|n/a|honored|honored or silent loss',
+  'server-v2+ring':
+    'honored|silent loss|rejected|honored|leak|honored|honored|honored|honored|n/a|honored|honored',
   'server-v2+continuity':
-    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored',
+    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored|honored|honored',
   // The same store slowed without its ReplayFence: the SDK transports' replay window.
   'sdk-v1+nofence':
-    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss',
+    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss|honored|honored',
   'server-v2+nofence':
-    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss',
-  'mcp-proxy': 'honored|rejected|rejected|honored|rejected|honored|honored|n/a|rejected|n/a',
+    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss|honored|honored',
+  'mcp-proxy':
+    'honored|rejected|rejected|honored|rejected|honored|honored|n/a|rejected|n/a|honored|honored',
 };
 
 function show(c: JudgedCell): string {
@@ -43,7 +53,9 @@ describe.each(SERVER_IMPLEMENTATIONS.map((e) => [e.name, e] as const))('%s', (na
     const want = row?.[i];
     expect(want, `no expectation for ${name} × ${COLUMNS[i]}`).toBeDefined();
     let cell = await runCell(entry, scenario);
-    if (want === 'silent loss*') {
+    if (want?.includes(' or ')) {
+      expect(want.split(' or '), show(cell)).toContain(cell.verdict);
+    } else if (want === 'silent loss*') {
       for (let k = 0; k < 2 && cell.verdict !== 'silent loss'; k++) {
         cell = await runCell(entry, scenario);
       }

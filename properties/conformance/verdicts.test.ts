@@ -2,7 +2,8 @@
  * Honest verdicts: an answer that does not let the harness run a scenario is `error` (with the
  * status and a body excerpt), not `hang`; no answer at all is `hang`; a stream whose events
  * carry no ids is named "not resumable", its reconnects are GETs without `Last-Event-ID` (never
- * described as a cursor) and what it loses stays silent loss.
+ * described as a cursor), and that one missing capability is the cell's reason (`n/a`), not a
+ * loss in every cell.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -120,7 +121,9 @@ describe('error is not hang', () => {
       resumeWithinWindow,
     );
     expect(refused.verdict, refused.observed).toBe('error');
-    expect(refused.observed).toContain('initialize answered 403: forbidden here');
+    expect(refused.observed).toContain(
+      'initialize answered 403 (content-type text/plain): forbidden here',
+    );
 
     const silent = await runCell(
       { name: 'silent', make: () => rawAdapter('silent', () => {}) },
@@ -150,12 +153,14 @@ describe('a stream whose events carry no ids', () => {
   };
   const entry = { name: 'sdk-v1+no-store', make: () => sdkV1Adapter(noStore) };
 
-  test('is named not resumable; its reconnect is a GET without Last-Event-ID; the loss stays silent loss', async () => {
+  test('is named not resumable; its reconnect is a GET without Last-Event-ID; the cell is n/a for that one reason', async () => {
     const cell = await runCell(entry, resumeWithinWindow);
     expect(cell.reconnects.length).toBeGreaterThan(0);
     expect(cell.reconnects.every((r) => r.cursor === null)).toBe(true);
     expect(cell.observed).toContain(`${NOT_RESUMABLE} (a GET without Last-Event-ID)`);
-    expect(cell.verdict, cell.observed).toBe('silent loss');
+    // One missing capability, stated as the reason (once per row in the report), not a loss.
+    expect(cell.verdict, cell.observed).toBe('n/a');
+    expect(cell.reason).toBe(NOT_RESUMABLE);
     expect(cell.observed).not.toMatch(/\bcursor\b/);
     expect(
       cell.trace.some((l) => l.includes('"type":"reconnect"') && l.includes('"cursor":null')),

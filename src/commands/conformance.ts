@@ -56,8 +56,14 @@ ground truth) and a verdict:
   hang         no answer within the bound
   error        the harness could not run the scenario (the status and a body excerpt)
   n/a          not run, with the reason (a capability the adapter lacks, a hook not given)
-A stream whose events carry no ids is "not resumable": its reconnects are GETs without
-Last-Event-ID, never a cursor; messages lost across them are silent loss.
+A row whose events carry no ids is "not resumable": its reconnects are GETs without
+Last-Event-ID, never a cursor; the cells that lose only for that are n/a with that reason, stated
+once for the row (a cell that loses for another reason keeps its verdict). A server without
+sessions (no Mcp-Session-Id) is run too: its refused resumes say "stateless: no session to
+resume", and what needs no reconnect is judged as usual. A control call of --url (count_release,
+count_status) that fails or is answered on the wrong request is "error: control channel". The
+harness never follows a redirect (the cell is an error naming its Location), and reads at most
+16 MiB of any body.
 Beside each cell, the trace oracle's classification of the recorded trace (format v1), and
 which one is wrong where they disagree. Each row shows the protocol version its server
 answered in initialize; the harness asks for --protocol-version and speaks what it is answered.
@@ -87,7 +93,8 @@ Black-box options (with --url):
   --id-sequence KIND   per-stream (default) or global: how --id-pattern's seq counts
 
 Run options:
-  --only NAMES         comma-separated scenario names and/or built-in row names (prefixes)
+  --only NAMES         comma-separated scenario names and/or row names: built-in rows (by
+                       prefix), or with --adapter the module's rows (exact names)
   --protocol-version V the version asked for in initialize: 2025-11-25 (default), 2025-06-18,
                        2025-03-26
   --retention N        events the server retains, where the adapter can set it (default 16);
@@ -99,6 +106,8 @@ Run options:
                        the reference rows (ContinuityEventStore, continuityGuard), whose cells
                        are the project's promise; the other rows are the findings it documents
   --json               one JSON object: date, versions, settings, every cell (with its trace)
+                       under servers/clients/multi, and a flat list "cells" (row, scenario,
+                       verdict, observed, reason, security, oracle agreement) to filter in CI
   --junit FILE         also write JUnit XML: one testsuite per row, one testcase per cell
   --traces DIR         also write each cell's recorded trace to DIR/<row>.<scenario>.jsonl;
                        run mcp-resumption check on any of them
@@ -107,7 +116,8 @@ Run options:
                        --adapter/--url rows
 
 Scenarios: within-window, after-eviction, after-restart, other-stream, other-session,
-same-ms-burst, empty-resume-twice, reader-stall, stale-connection, slow-store-replay.
+same-ms-burst, empty-resume-twice, reader-stall, stale-connection, slow-store-replay,
+two-sessions, finished-while-away.
 
 Exit status: 0; 1 when a cell within --fail-on's scope has one of its verdicts; 2 on bad input.
 
@@ -196,12 +206,6 @@ Examples:
     if (custom) {
       const kit = await import('../conformance/custom.js');
       const { scenarioNames } = kit;
-      const unknown = (only ?? []).filter((n) => !scenarioNames().includes(n));
-      if (unknown.length > 0) {
-        throw new UsageError(
-          `conformance: unknown scenario ${JSON.stringify(unknown[0])} (with --adapter/--url, --only names scenarios: ${scenarioNames().join(', ')})`,
-        );
-      }
       let entries;
       if (url !== undefined) {
         entries = [await urlEntry(url, str)];
@@ -217,13 +221,26 @@ Examples:
           }
         }
       }
+      // --only names scenarios and, with --adapter, rows of the module.
+      const rowNames = entries.map((e) => e.name);
+      const unknown = (only ?? []).filter(
+        (n) => !scenarioNames().includes(n) && !rowNames.includes(n),
+      );
+      if (unknown.length > 0) {
+        throw new UsageError(
+          `conformance: unknown scenario or row ${JSON.stringify(unknown[0])} (with --adapter/--url, --only names scenarios: ${scenarioNames().join(', ')}; and rows: ${rowNames.join(', ')})`,
+        );
+      }
+      const onlyRows = (only ?? []).filter((n) => rowNames.includes(n));
+      if (onlyRows.length > 0) entries = entries.filter((e) => onlyRows.includes(e.name));
+      const onlyScenarios = (only ?? []).filter((n) => scenarioNames().includes(n));
       io.err(
-        `conformance: ${entries.length} row(s) × ${only?.length ?? scenarioNames().length} scenario(s): ${entries.map((e) => e.name).join(', ')}\n`,
+        `conformance: ${entries.length} row(s) × ${onlyScenarios.length || scenarioNames().length} scenario(s): ${entries.map((e) => e.name).join(', ')}\n`,
       );
       report = await kit.runCustomConformance(entries, {
         ...settings,
         ...(protocolVersion !== undefined ? { protocolVersion } : {}),
-        ...(only ? { only } : {}),
+        ...(onlyScenarios.length > 0 ? { only: onlyScenarios } : {}),
         ...(failOn ? { failOn } : {}),
         ...(onCell ? { onCell } : {}),
       });
@@ -285,7 +302,7 @@ Examples:
       await writeFile(file, text);
       io.out(`conformance report written to ${file}\n`);
     } else if (values.json) {
-      io.out(JSON.stringify(report) + '\n');
+      io.out(JSON.stringify({ ...report, cells: render.flatCells(report) }) + '\n');
     } else {
       io.out(render.renderText(report) + '\n');
     }

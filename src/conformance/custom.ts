@@ -57,7 +57,7 @@ export async function loadAdapterModule(file: string): Promise<ImplementationEnt
   if (entries.length === 0) {
     throw new AdapterModuleError(
       `--adapter ${file}: it exports no adapter entry; export { name, make } objects, where ` +
-        'make() returns an ImplementationAdapter (docs/conformance.md, "Plugging in your own server")',
+        'make() returns an ImplementationAdapter (docs/conformance.md, "In JavaScript: --adapter and runCell")',
     );
   }
   const names = entries.map((e) => e.name);

@@ -45,3 +45,9 @@ export {
 } from './adapters/url.js';
 export { PROTOCOL_VERSION, PROTOCOL_VERSIONS } from './recorder.js';
 export type { HttpAnswer, SseItem, SseRead, StreamLimits } from './sse-client.js';
+export {
+  serveFetch,
+  type FetchHandler,
+  type FetchHost,
+  type ServeFetchOptions,
+} from './fetch-host.js';

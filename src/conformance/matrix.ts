@@ -9,6 +9,8 @@ import { RemoteControl } from './remote-control.js';
 import { NOT_RESUMABLE, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
 import { HoldControl } from './tool.js';
 import {
+  ControlChannelError,
+  LeakError,
   NoAnswerError,
   type CellResult,
   type CellVerdict,
@@ -64,6 +66,10 @@ function accepting(outcome: string): boolean {
   return outcome === 'resumed' || outcome === 'delayed';
 }
 
+const GLOBAL_IDS_NOTE =
+  'oracle misled by the id codec: the ids carry one global sequence, so events of ' +
+  'interleaved streams look like gaps; a client cannot prove continuity from such ids';
+
 /** Compares the oracle's report with the cell's ground truth verdict. */
 export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCodec): OracleView {
   const opaque = codec.pattern === null;
@@ -76,13 +82,23 @@ export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCo
   const flagged = breaks > 0 || cursorAhead > 0 || (last !== undefined && !accepting(last));
   if (cell.verdict === 'n/a') return view;
   if (last === undefined) {
-    // No reconnect (reader-stall): the oracle can only speak to continuity.
-    const bad = cell.verdict !== 'honored';
+    // No reconnect: there is no resumption for the oracle to judge. Only a cell that ran to its
+    // end and judged the stream's continuity (reader-stall: honored or silent loss) can be
+    // compared with the ids; any other ending happened before a reconnect, and the note says
+    // what it was instead of blaming the oracle.
+    if (cell.verdict !== 'honored' && cell.verdict !== 'silent loss') {
+      view.note = `no reconnect happened, so no resumption for the oracle to judge: the cell is ${cell.verdict} (${cell.observed})`;
+      return view;
+    }
+    const bad = cell.verdict === 'silent loss';
     view.agrees = bad === breaks > 0;
     if (!view.agrees) {
       view.note = bad
-        ? 'oracle wrong: the stream lost messages yet its ids stayed contiguous'
-        : 'oracle wrong: it reports a break on a stream that delivered everything';
+        ? 'oracle blind here, not wrong: messages were lost on a stream that was never ' +
+          'reconnected, and the ids it carried stayed contiguous (the lost ones never had ids)'
+        : global
+          ? GLOBAL_IDS_NOTE
+          : 'oracle wrong: it reports a break on a stream that delivered everything';
     }
     return view;
   }
@@ -94,8 +110,7 @@ export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCo
           'it is the successor of the cursor; the server replayed correctly but a client ' +
           'cannot know it (the seed: only an id = cursor+1 or a declared floor proves)'
         : global
-          ? 'oracle misled by the id codec: the ids carry one global sequence, so events of ' +
-            'interleaved streams look like gaps; a client cannot prove continuity from such ids'
+          ? GLOBAL_IDS_NOTE
           : `oracle stricter than the ground truth: ${report.reconnects.at(-1)?.reason ?? 'break'}`;
     }
     return view;
@@ -114,6 +129,28 @@ export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCo
         'the ids it saw were contiguous from the cursor';
   }
   return view;
+}
+
+/** The reason of a refused resume against a server without sessions. */
+export const STATELESS = 'stateless: no session to resume';
+
+/** The verdict and words of a cell whose scenario threw `e`. */
+function failedCell(
+  e: unknown,
+  message: string,
+): Pick<CellResult, 'verdict' | 'observed'> & {
+  security?: boolean;
+} {
+  if (e instanceof LeakError) {
+    return { verdict: 'leak', observed: message, ...(e.crossSession ? { security: true } : {}) };
+  }
+  if (e instanceof ControlChannelError) {
+    return { verdict: 'error', observed: `control channel: ${message}` };
+  }
+  if (e instanceof NoAnswerError) {
+    return { verdict: 'hang', observed: `no answer within the bound: ${message}` };
+  }
+  return { verdict: 'error', observed: `could not run the scenario: ${message}` };
 }
 
 /** Waits for `p` at most `ms`; a stop that never returns must not hang the run. */
@@ -187,6 +224,16 @@ export async function runCell(
   };
   let cell: JudgedCell;
   let timer: NodeJS.Timeout | undefined;
+  // An adapter's promise that rejects with nobody listening would end the process (and the
+  // report with it): it is caught here, for the cell's whole life, and makes the cell `error`.
+  let rejection: { reason: unknown } | undefined;
+  let onRejection: () => void = () => {};
+  const rejected = new Promise<'rejected'>((r) => (onRejection = () => r('rejected')));
+  const listener = (reason: unknown) => {
+    rejection ??= { reason };
+    onRejection();
+  };
+  process.on('unhandledRejection', listener);
   try {
     ctx.url = await adapter.start({
       control: hold,
@@ -201,8 +248,10 @@ export async function runCell(
     // reader-stall waits several keepalive intervals: a slow fixed interval widens the bound.
     const bound = Math.max(options.cellTimeoutMs ?? 10_000, keepAliveMs * 16);
     const timeout = new Promise<'hang'>((r) => (timer = setTimeout(() => r('hang'), bound)));
-    const run = await Promise.race([scenario.run(ctx), timeout]);
-    if (run === 'hang') {
+    const run = await Promise.race([scenario.run(ctx), timeout, rejected]);
+    if (run === 'rejected') {
+      cell = { ...base, verdict: 'error', observed: '', trace: trace.lines, ms: 0 };
+    } else if (run === 'hang') {
       cell = {
         ...base,
         verdict: 'hang',
@@ -214,13 +263,27 @@ export async function runCell(
       // A reconnect without a cursor is a GET without Last-Event-ID, never a resumption: the
       // harness sends the last id it received, so no cursor means the events carried none.
       const noIds = run.reconnects.length > 0 && run.reconnects.every((r) => r.cursor === null);
+      // A missing capability is stated once, as the reason of an `n/a`, not as a loss in every
+      // cell: without ids there is no cursor, so nothing could have been resumed. A scenario
+      // whose loss needs no cursor to be wrong (after-restart: a 200 for a session the server
+      // cannot know) keeps its verdict.
+      const notResumable =
+        noIds && run.verdict === 'silent loss' && scenario.judgedWithoutCursor !== true;
+      // A server without sessions has no session to name in a resume: its refusal says so.
+      const stateless =
+        ctx.clients.length > 0 &&
+        ctx.clients.every((c) => c.sessionId === undefined) &&
+        run.verdict === 'rejected';
+      const reason = notResumable ? NOT_RESUMABLE : stateless ? STATELESS : run.reason;
       cell = {
         ...base,
-        verdict: run.verdict,
+        verdict: notResumable ? 'n/a' : run.verdict,
         observed: noIds
           ? `${NOT_RESUMABLE} (a GET without Last-Event-ID); ${run.observed}`
-          : run.observed,
-        ...(run.reason !== undefined ? { reason: run.reason } : {}),
+          : stateless
+            ? `${run.observed}: ${STATELESS}`
+            : run.observed,
+        ...(reason !== undefined ? { reason } : {}),
         reconnects: run.reconnects,
         truth: run.truth,
         trace: trace.lines,
@@ -230,13 +293,9 @@ export async function runCell(
     }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    const hang = e instanceof NoAnswerError;
     cell = {
       ...base,
-      verdict: hang ? 'hang' : 'error',
-      observed: hang
-        ? `no answer within the bound: ${message}`
-        : `could not run the scenario: ${message}`,
+      ...failedCell(e, message),
       trace: trace.lines,
       ms: Date.now() - started,
     };
@@ -247,6 +306,21 @@ export async function runCell(
     await bounded(hold.releaseAll(), timeoutMs);
     if (remoteControl) await bounded(remoteControl.close(), timeoutMs);
     await bounded(adapter.stop(), 5000);
+    // A rejection the stop itself left still counts; give it the turn it needs to surface.
+    await new Promise((r) => setImmediate(r));
+    process.off('unhandledRejection', listener);
+  }
+  if (rejection !== undefined) {
+    const r = rejection.reason;
+    const why = r instanceof Error ? r.message : String(r);
+    cell = {
+      ...cell,
+      verdict: 'error',
+      observed: `the adapter left a promise rejected with nobody listening: ${why}`,
+      reason: why,
+      ms: Date.now() - started,
+    };
+    delete cell.security;
   }
   const negotiated = ctx.clients.find((c) => c.negotiatedVersion)?.negotiatedVersion;
   if (negotiated !== undefined) cell.protocolVersion = negotiated;

@@ -116,7 +116,18 @@ export class RecordingClient {
   requestedVersion: string = PROTOCOL_VERSION;
   /** The version the server answered in `initialize` (`undefined` before it answered). */
   negotiatedVersion: string | undefined;
-  private nextId = 1;
+  /**
+   * When set, request ids are the strings `<idPrefix><n>` instead of the integers `n` (the
+   * control session's, so that they never equal a scenario client's).
+   */
+  idPrefix: string | undefined;
+  private next = 1;
+
+  /** The next JSON-RPC request id. */
+  private nextRpcId(): number | string {
+    const n = this.next++;
+    return this.idPrefix === undefined ? n : `${this.idPrefix}${n}`;
+  }
 
   /**
    * @param url The MCP endpoint.
@@ -159,7 +170,7 @@ export class RecordingClient {
   async initialize(): Promise<void> {
     const answer = await this.post({
       jsonrpc: '2.0',
-      id: this.nextId++,
+      id: this.nextRpcId(),
       method: 'initialize',
       params: {
         protocolVersion: this.requestedVersion,
@@ -167,15 +178,23 @@ export class RecordingClient {
         clientInfo: { name: 'mcp-resumption-conformance', version: '0.1.0' },
       },
     });
+    // What the answer was, for the error that names it: status, content type, body excerpt.
+    let seen: { status: number; type: string; body: string } | undefined;
     if (answer.kind === 'sse') {
+      const type = answer.stream.headers.get('content-type') ?? '(none)';
       if (answer.stream.status !== 200) {
         answer.stream.abort();
-        throw new HarnessError(`initialize answered ${answer.stream.status}`, answer.stream.status);
+        throw new HarnessError(
+          `initialize answered ${answer.stream.status} (content-type ${type})`,
+          answer.stream.status,
+        );
       }
       this.sessionId = answer.stream.headers.get('mcp-session-id') ?? undefined;
+      seen = { status: 200, type, body: '(no event with a result)' };
       // Read to the response (priming first), bounded.
       for (;;) {
         const r = await answer.stream.next(this.timeoutMs);
+        if (r.kind === 'event') seen.body = bodyExcerpt(r.data);
         if (r.kind === 'event' && r.data.includes('"result"')) {
           try {
             this.negotiatedVersion = negotiatedVersion(JSON.parse(r.data));
@@ -189,13 +208,15 @@ export class RecordingClient {
       answer.stream.abort();
     } else if (answer.kind === 'json') {
       this.sessionId = answer.headers.get('mcp-session-id') ?? undefined;
+      const type = answer.headers.get('content-type') ?? '(none)';
       if (answer.status !== 200) {
         throw new HarnessError(
-          `initialize answered ${answer.status}`,
+          `initialize answered ${answer.status} (content-type ${type})`,
           answer.status,
           bodyExcerpt(answer.body),
         );
       }
+      seen = { status: answer.status, type, body: bodyExcerpt(answer.body) };
       this.negotiatedVersion = negotiatedVersion(answer.body);
     } else if (answer.kind === 'timeout') {
       throw new NoAnswerError(`initialize: timeout, no answer in ${this.timeoutMs} ms`);
@@ -203,7 +224,13 @@ export class RecordingClient {
       throw new HarnessError(`initialize failed (${answer.message})`);
     }
     if (this.negotiatedVersion === undefined) {
-      throw new HarnessError('initialize answered without a result.protocolVersion');
+      // For example an SSE body served as application/json: the excerpt shows `event:` lines.
+      throw new HarnessError(
+        `initialize answered ${seen?.status ?? '?'} (content-type ${seen?.type ?? '?'}) ` +
+          'without a result.protocolVersion',
+        seen?.status ?? null,
+        seen?.body,
+      );
     }
     if (!(PROTOCOL_VERSIONS as readonly string[]).includes(this.negotiatedVersion)) {
       throw new HarnessError(
@@ -211,14 +238,15 @@ export class RecordingClient {
           `does not speak (it speaks ${PROTOCOL_VERSIONS.join(', ')})`,
       );
     }
-    if (!this.sessionId) throw new HarnessError('initialize answered without an Mcp-Session-Id');
+    // No Mcp-Session-Id: a sessionless (stateless) server, which the spec allows. Its calls run;
+    // a resume has no session to name, and the scenarios say so.
     const note = await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     if (note.kind === 'sse') note.stream.abort();
   }
 
   /** Calls the test tool; the answer is normally an SSE stream. */
   call(args: CountArgs): Promise<HttpAnswer> {
-    const id = this.nextId++;
+    const id = this.nextRpcId();
     return this.post({
       jsonrpc: '2.0',
       id,
@@ -233,7 +261,7 @@ export class RecordingClient {
    * {@link HarnessError}; no answer in time is a {@link NoAnswerError}.
    */
   async callToolText(name: string, args: Record<string, unknown>): Promise<string> {
-    const id = this.nextId++;
+    const id = this.nextRpcId();
     const answer = await this.post({
       jsonrpc: '2.0',
       id,
@@ -257,6 +285,16 @@ export class RecordingClient {
       if (answer.status !== 200) {
         throw new HarnessError(
           `tools/call ${name} answered ${answer.status}`,
+          answer.status,
+          bodyExcerpt(answer.body),
+        );
+      }
+      // The answer must be this request's: a server that routes answers by id across sessions
+      // may hand the control session another request's.
+      const got = (answer.body as { id?: unknown } | null)?.id;
+      if (got !== id) {
+        throw new HarnessError(
+          `tools/call ${name} was answered with id ${JSON.stringify(got)}, not ${JSON.stringify(id)}`,
           answer.status,
           bodyExcerpt(answer.body),
         );
@@ -296,8 +334,9 @@ export class RecordingClient {
     if (cursor !== null) h['last-event-id'] = cursor;
     const send = () =>
       request(this.fetchFn, this.url, { method: 'GET', headers: h }, this.timeoutMs, this.limits);
-    // A connection the server just cut may still sit in the pool: one retry, as clients do.
-    return send().then((a) => (a.kind === 'error' ? send() : a));
+    // A connection the server just cut may still sit in the pool: one retry, as clients do (a
+    // redirect is an answer, not a broken connection).
+    return send().then((a) => (a.kind === 'error' && a.redirect === undefined ? send() : a));
   }
 
   /** Ends the session (DELETE), best effort. */

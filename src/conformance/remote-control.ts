@@ -5,7 +5,7 @@
  * docs/conformance.md ("The test tool contract") states what the server must do.
  */
 import { RecordingClient } from './recorder.js';
-import { HarnessError, NoAnswerError, type HarnessControl } from './types.js';
+import { ControlChannelError, HarnessError, type HarnessControl, NoAnswerError } from './types.js';
 
 /** The tool that releases a hold (`{tag, index}`) or every hold of a call (`{tag}`). */
 export const RELEASE_TOOL = 'count_release';
@@ -42,25 +42,37 @@ export class RemoteControl implements HarnessControl {
     this.tags.add(tag);
   }
 
-  /** The control session, opened on first use and re-opened after a restart (404). */
+  /**
+   * The control session, opened on first use and re-opened after a restart (404). Its request
+   * ids are strings of its own (`ctl-<nonce>-<n>`), never the small integers every scenario
+   * client uses, so a server that routes answers by JSON-RPC id across sessions cannot mix
+   * the two up; an answer that does not carry the request's id (or does not come) is a
+   * {@link ControlChannelError}: the cell is `error: control channel`, not a verdict.
+   */
   private async call(name: string, args: Record<string, unknown>): Promise<string> {
-    for (let attempt = 0; ; attempt++) {
-      if (!this.client) {
-        const c = new RecordingClient(this.url, this.timeoutMs);
-        c.requestedVersion = this.protocolVersion;
-        await c.initialize();
-        this.client = c;
-      }
-      try {
-        return await this.client.callToolText(name, args);
-      } catch (e) {
-        // A restart loses the control session too: open a new one, once.
-        if (attempt === 0 && e instanceof HarnessError && e.status === 404) {
-          this.client = undefined;
-          continue;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        if (!this.client) {
+          const c = new RecordingClient(this.url, this.timeoutMs);
+          c.requestedVersion = this.protocolVersion;
+          c.idPrefix = `ctl-${Math.random().toString(36).slice(2, 8)}-`;
+          await c.initialize();
+          this.client = c;
         }
-        throw e;
+        try {
+          return await this.client.callToolText(name, args);
+        } catch (e) {
+          // A restart loses the control session too: open a new one, once.
+          if (attempt === 0 && e instanceof HarnessError && e.status === 404) {
+            this.client = undefined;
+            continue;
+          }
+          throw e;
+        }
       }
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      throw new ControlChannelError(`${name} ${JSON.stringify(args)}: ${message}`);
     }
   }
 
@@ -75,7 +87,7 @@ export class RemoteControl implements HarnessControl {
       const text = await this.call(STATUS_TOOL, { tag });
       const k = parseStatusText(tag, text);
       if (k === null) {
-        throw new HarnessError(
+        throw new ControlChannelError(
           `${STATUS_TOOL} answered ${JSON.stringify(text.slice(0, 80))}, not "${tag}:emitted:<k>"`,
         );
       }
@@ -87,6 +99,11 @@ export class RemoteControl implements HarnessControl {
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
+  }
+
+  async releaseTag(tag: string): Promise<void> {
+    this.track(tag);
+    await this.call(RELEASE_TOOL, { tag });
   }
 
   /** Releases every hold of every call the cell used; best effort (the server may be gone). */

@@ -1,9 +1,9 @@
 /**
  * The renderers of the conformance report: a run as terminal text or as Markdown (the block
- * docs/conformance.md holds), a table of cells, one cell as a line.
+ * docs/conformance-cells.md holds), a table of cells, one cell as a line.
  */
 import type { JudgedCell, MatrixOptions } from './matrix.js';
-import type { CellVerdict } from './types.js';
+import { NOT_RESUMABLE, type CellVerdict } from './types.js';
 
 /** A whole run. */
 export interface ConformanceReport {
@@ -25,6 +25,46 @@ export interface ConformanceReport {
   failScope: string;
   /** The cells, within {@link failScope}, whose verdict is in {@link failOn}: exit status 1. */
   failures: JudgedCell[];
+}
+
+/** One cell in the flat list of `--json` (`cells`), for a CI script to filter. */
+export interface FlatCell {
+  /** The row. */
+  implementation: string;
+  scenario: string;
+  verdict: CellVerdict;
+  observed: string;
+  /** Why it was not run, or the row's missing capability (`n/a`, some `rejected`). */
+  reason?: string;
+  /** Another session's data was replayed. */
+  security?: boolean;
+  /** The protocol version the server answered. */
+  protocolVersion?: string;
+  /** Whether the trace oracle agrees with the ground truth (absent: no trace). */
+  oracleAgrees?: boolean;
+  /** Where they disagree, or what the oracle had to judge. */
+  oracleNote?: string;
+  /** Whether the cell fails the run (`--fail-on`, within its scope). */
+  failed: boolean;
+  ms: number;
+}
+
+/** Every cell of `r` (servers, clients, across instances) as one flat list. */
+export function flatCells(r: ConformanceReport): FlatCell[] {
+  const failing = new Set(r.failures);
+  return [...r.servers, ...r.clients, ...(r.multi ?? [])].map((c) => ({
+    implementation: c.implementation,
+    scenario: c.scenario,
+    verdict: c.verdict,
+    observed: c.observed,
+    ...(c.reason !== undefined ? { reason: c.reason } : {}),
+    ...(c.security ? { security: true } : {}),
+    ...(c.protocolVersion !== undefined ? { protocolVersion: c.protocolVersion } : {}),
+    ...(c.oracle ? { oracleAgrees: c.oracle.agrees } : {}),
+    ...(c.oracle?.note !== undefined ? { oracleNote: c.oracle.note } : {}),
+    failed: failing.has(c),
+    ms: c.ms,
+  }));
 }
 
 /** The verdicts that fail a run unless `--fail-on` says otherwise. */
@@ -91,7 +131,32 @@ export function markdownTable(cells: readonly JudgedCell[]): string {
 }
 
 function cellLines(cells: readonly JudgedCell[]): string[] {
-  return cells.map((c) => `- ${cellLine(c, '**')}`);
+  return cellList(cells, '**').map((l) => `- ${l}`);
+}
+
+/**
+ * The "every cell" list: one line per cell, except that a row's cells not judged for one
+ * missing capability (its events carry no ids) are one line for the row, naming them.
+ */
+function cellList(cells: readonly JudgedCell[], strong: string): string[] {
+  const out: string[] = [];
+  const stated = new Set<string>();
+  const notResumable = (c: JudgedCell) => c.verdict === 'n/a' && c.reason === NOT_RESUMABLE;
+  for (const c of cells) {
+    if (!notResumable(c)) {
+      out.push(cellLine(c, strong));
+      continue;
+    }
+    if (stated.has(c.implementation)) continue;
+    stated.add(c.implementation);
+    const which = cells
+      .filter((x) => x.implementation === c.implementation && notResumable(x))
+      .map((x) => x.scenario);
+    out.push(
+      `${strong}${c.implementation}${strong}: ${NOT_RESUMABLE}; not judged: ${which.join(', ')}`,
+    );
+  }
+  return out;
 }
 
 function cellLine(c: JudgedCell, strong: string): string {
@@ -110,7 +175,7 @@ export function renderCell(cell: JudgedCell): string {
   return cellLine(cell, '');
 }
 
-/** The report as Markdown (the block docs/conformance.md holds between its markers). */
+/** The report as Markdown (the block docs/conformance-cells.md holds between its markers). */
 export function renderMarkdown(r: ConformanceReport): string {
   const versions = Object.entries(r.versions)
     .map(([k, v]) => `\`${k}\` ${v}`)
@@ -190,7 +255,7 @@ export function renderText(r: ConformanceReport): string {
     ...(r.multi?.length ? ['across instances:', ...textTable(r.multi), ''] : []),
     '⚠ security finding   † oracle and ground truth disagree',
     '',
-    ...[...r.servers, ...r.clients, ...(r.multi ?? [])].map((c) => `- ${renderCell(c)}`),
+    ...cellList([...r.servers, ...r.clients, ...(r.multi ?? [])], '').map((l) => `- ${l}`),
     '',
     `verdicts: ${Object.entries(r.tally)
       .map(([k, v]) => `${k} ${v}`)

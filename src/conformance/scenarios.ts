@@ -12,6 +12,8 @@ import {
   bodyExcerpt,
   HarnessError,
   lacking,
+  LeakError,
+  NOT_RESUMABLE,
   NoAnswerError,
   type CellVerdict,
   type HarnessControl,
@@ -21,11 +23,7 @@ import {
   type ReconnectObservationRecord,
 } from './types.js';
 
-/**
- * What a cell says when the call's stream carried no SSE ids: there is no cursor, so every
- * "resume" is a GET without `Last-Event-ID` (lost messages stay silent loss).
- */
-export const NOT_RESUMABLE = "not resumable: the stream's events carry no ids";
+export { NOT_RESUMABLE };
 
 /** What a scenario gets to work with. */
 export interface ScenarioContext {
@@ -53,6 +51,19 @@ export interface ScenarioContext {
   clients: RecordingClient[];
   /** Streams the scenario opened (aborted by the runner). */
   streams: SseStream[];
+  /**
+   * The tool calls' streams the scenario opened, with their session: when a call's message
+   * does not come on its own stream, the others are searched for it (a leak, not a hang).
+   */
+  calls?: OpenCall[];
+}
+
+/** One open tool call's stream, as {@link ScenarioContext.calls} keeps it. */
+export interface OpenCall {
+  tag: string;
+  stream: SseStream;
+  follower: CallFollower;
+  client: RecordingClient;
 }
 
 /** What a scenario found. */
@@ -73,6 +84,12 @@ export interface Scenario {
   title: string;
   /** Delay (ms) the adapter's event store adds to each operation in this scenario. */
   storeDelayMs?: number;
+  /**
+   * Its loss is wrong even without a cursor (after-restart: a 200 for a session the restarted
+   * server cannot know): against a server whose events carry no ids it keeps its verdict
+   * instead of becoming `n/a` ("not resumable").
+   */
+  judgedWithoutCursor?: boolean;
   /** Why it cannot run against `adapter` (`null`: it can). */
   requires?(adapter: ImplementationAdapter): string | null;
   /** Runs the scenario against the started implementation and judges what arrived. */
@@ -129,6 +146,30 @@ async function callStream(
   return answer.stream;
 }
 
+/**
+ * Where call `tag`'s messages went when they did not come on its own stream: every other open
+ * call's stream is read (briefly, `idleMs`) and searched. Throws a {@link LeakError} naming
+ * the stream (and whether it is another session's) when they are found there.
+ */
+async function searchOtherStreams(
+  ctx: ScenarioContext,
+  own: OpenCall,
+  upTo: number,
+): Promise<void> {
+  for (const other of ctx.calls ?? []) {
+    if (other === own) continue;
+    await other.follower.read(other.stream, has(own.tag, upTo), ctx.idleMs, true);
+    const found = other.follower.delivered.filter((d) => d.tag === own.tag);
+    if (found.length === 0) continue;
+    const cross = other.client !== own.client;
+    const where = cross
+      ? `call ${other.tag}'s stream, in another session`
+      : `call ${other.tag}'s stream`;
+    const list = found.map((d) => `${d.tag}#${d.index}`).join(',');
+    throw new LeakError(`call ${own.tag}: ${list} arrived on ${where}`, cross);
+  }
+}
+
 /** Opens a call and reads its stream until message `upTo` arrived. */
 async function openCall(
   ctx: ScenarioContext,
@@ -138,9 +179,13 @@ async function openCall(
   upTo: number,
 ): Promise<SseStream> {
   const stream = await callStream(ctx, client, args);
+  const call: OpenCall = { tag: args.tag, stream, follower, client };
+  (ctx.calls ??= []).push(call);
   follower.open(stream.status);
   const stop = await follower.read(stream, has(args.tag, upTo), ctx.timeoutMs, true);
   if (stop === 'timeout') {
+    // Ground truth looks at every stream the scenario holds, not only the one it waits on.
+    await searchOtherStreams(ctx, call, upTo);
     throw new NoAnswerError(`call ${args.tag}: message ${upTo} never came (stream silent)`);
   }
   if (stop !== 'matched') {
@@ -220,6 +265,9 @@ async function resume(
     answer = await client.get(cursor, sessionId ?? client.sessionId);
   }
   const delivered: Delivered[] = [];
+  if (answer.kind === 'error' && answer.redirect !== undefined) {
+    throw new HarnessError(`the resume (GET) ${answer.message}`);
+  }
   if (answer.kind === 'timeout' || answer.kind === 'error') {
     trace.write({ type: 'disconnect' });
     const ending = answer.kind;
@@ -365,6 +413,7 @@ export const resumeAfterRestart: Scenario = {
   name: 'after-restart',
   title: 'cut after 3, restart the server (state lost), resume from 3',
   requires: (a) => lacking(a, 'restart'),
+  judgedWithoutCursor: true,
   run: (ctx) =>
     singleCallResume(ctx, {
       n: 6,
@@ -665,6 +714,86 @@ export const restartDuringCall: Scenario = {
   },
 };
 
+/** One ground truth for several streams: what each owed, lost, got twice or foreign. */
+function mergeTruths(truths: GroundTruth[]): GroundTruth {
+  return {
+    expected: truths.flatMap((t) => t.expected),
+    lost: truths.flatMap((t) => t.lost),
+    duplicated: truths.flatMap((t) => t.duplicated),
+    reordered: truths.some((t) => t.reordered),
+    foreign: truths.flatMap((t) => t.foreign),
+    resultArrived: truths.every((t) => t.resultArrived),
+  };
+}
+
+/**
+ * Two sessions with a call in flight at once. Both clients number their requests alike (the
+ * two calls share a JSON-RPC id), both calls are held after message 3, then released together:
+ * each stream must carry its own call's messages and result and nothing of the other's. A
+ * server that routes responses or notifications by id, or to some first stream, across
+ * sessions hands one session the other's data: `leak` (a security finding). No reconnect.
+ */
+export const twoSessionsInFlight: Scenario = {
+  name: 'two-sessions',
+  title: 'two sessions, a call each in flight at once (same request ids): each stream only its own',
+  async run(ctx) {
+    const A = ctx.tag('A');
+    const B = ctx.tag('B');
+    const n = 6;
+    const one = await newClient(ctx);
+    const two = await newClient(ctx);
+    const fa = new CallFollower(ctx.trace);
+    // Session 2's stream has a trace of its own: one trace tells one stream's story.
+    const fb = new CallFollower(new TraceRecorder(ctx.trace.codec));
+    const sa = await openHeldCall(ctx, one, fa, A, n);
+    const sb = await openHeldCall(ctx, two, fb, B, n);
+    // B runs to its result while A is still open and held: whatever of B's the server routes
+    // elsewhere can only land on A's stream (or nowhere), then A runs to its own result.
+    const got: [Delivered[], Delivered[]] = [[], []];
+    await ctx.control.releaseTag(B);
+    const endB = await fb.read(sb, has(B, 'result'), ctx.idleMs, true, got[1]);
+    await ctx.control.releaseTag(A);
+    const endA = await fa.read(sa, has(A, 'result'), ctx.idleMs, true, got[0]);
+    const ends = [endA, endB];
+    const truths = [
+      groundTruth(owed(A, 3, n), got[0], new Set([A])),
+      groundTruth(owed(B, 3, n), got[1], new Set([B])),
+    ];
+    const recs: ReconnectObservationRecord[] = got.map((delivered, i) => ({
+      cursor: null,
+      status: 200,
+      ending: ends[i] === 'matched' ? 'complete' : ends[i]!,
+      delivered,
+    }));
+    const truth = mergeTruths(truths);
+    const verdict = verdictOf(recs[0]!, truth);
+    const observed =
+      `no reconnect; session 1: ${describe(recs[0]!, truths[0]!)}; ` +
+      `session 2: ${describe(recs[1]!, truths[1]!)}`;
+    return { reconnects: [], truth, verdict, observed, security: verdict === 'leak' };
+  },
+};
+
+/**
+ * The call finishes while the client is away: cut after 3, the tool emits 4..n and its result
+ * to nobody, then the client resumes from 3. Everything after the cursor is owed, the result
+ * included; a server that drops the stream once its response went to a dead connection
+ * answers 200 and nothing: `silent loss` of the result.
+ */
+export const finishedWhileAway: Scenario = {
+  name: 'finished-while-away',
+  title: 'cut after 3, the call runs to its result while the client is away, resume from 3',
+  async run(ctx) {
+    const { A, n, client, f, cursor } = await cutAfterThree(ctx);
+    await ctx.control.releaseTag(A);
+    await ctx.control.waitEmitted(A, n, ctx.timeoutMs);
+    // The result follows message n unheld; give it the moment it takes to be written.
+    await new Promise((res) => setTimeout(res, SETTLE_MS));
+    const r = await resume(ctx, client, f, cursor, has(A, 'result'));
+    return judge(r.rec, owed(A, 3, n), [A]);
+  },
+};
+
 /** Every scenario, in the order of the matrix. */
 export const SCENARIOS: readonly Scenario[] = [
   resumeWithinWindow,
@@ -677,4 +806,6 @@ export const SCENARIOS: readonly Scenario[] = [
   readerStallsThenDrains,
   staleConnection,
   slowStoreReplay,
+  twoSessionsInFlight,
+  finishedWhileAway,
 ];

@@ -119,9 +119,41 @@ export type HttpAnswer =
   | { kind: 'sse'; stream: SseStream }
   | { kind: 'json'; status: number; headers: Headers; body: unknown }
   | { kind: 'timeout' }
-  | { kind: 'error'; message: string };
+  | {
+      kind: 'error';
+      message: string;
+      /** The `Location` of a 3xx answer, which the harness did not follow. */
+      redirect?: string;
+    };
 
-/** Sends one request; resolves once headers arrive, or `timeout` after `timeoutMs`. */
+/** The byte cap of a non-SSE body, the same as an SSE stream's default (16 MiB). */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/** Reads `res`'s body as text, at most `max` bytes; `null` once it is larger. */
+async function boundedText(res: Response, max: number): Promise<string | null> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/**
+ * Sends one request; resolves once headers arrive, or `timeout` after `timeoutMs`. Redirects
+ * are never followed (`redirect: 'manual'`): a 3xx is an `error` naming its `Location`, so a
+ * server under test cannot send the harness to another host. A non-SSE body larger than
+ * {@link MAX_BODY_BYTES} (or `limits.maxBytes`) is an `error`, not a process out of memory.
+ */
 export async function request(
   fetchFn: typeof fetch,
   url: string,
@@ -133,13 +165,24 @@ export async function request(
   const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
   let res: Response;
   try {
-    res = await fetchFn(url, { ...init, signal: controller.signal });
+    res = await fetchFn(url, { ...init, signal: controller.signal, redirect: 'manual' });
   } catch (e) {
     clearTimeout(timer);
     if (controller.signal.aborted) return { kind: 'timeout' };
     return { kind: 'error', message: e instanceof Error ? e.message : String(e) };
   }
   clearTimeout(timer);
+  if (res.status >= 300 && res.status < 400) {
+    controller.abort();
+    const location = res.headers.get('location');
+    return {
+      kind: 'error',
+      redirect: location ?? '',
+      message:
+        `answered ${res.status} redirecting to ${location === null ? '(no Location)' : JSON.stringify(location)}; ` +
+        'the harness never follows redirects',
+    };
+  }
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('text/event-stream')) {
     return {
@@ -149,8 +192,16 @@ export async function request(
   }
   // A JSON (or other) body: read it within the same bound.
   const bodyTimer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
+  const max = limits?.maxBytes ?? MAX_BODY_BYTES;
   try {
-    const text = await res.text();
+    const text = await boundedText(res, max);
+    if (text === null) {
+      controller.abort();
+      return {
+        kind: 'error',
+        message: `answered ${res.status} with a ${type || 'non-SSE'} body larger than ${max} bytes`,
+      };
+    }
     let body: unknown = text;
     try {
       body = text === '' ? null : JSON.parse(text);

@@ -110,14 +110,17 @@ export class HoldControl implements ToolControl, HarnessControl {
   private readonly holds = new Map<string, Deferred>();
   private readonly emissions = new Map<string, Deferred>();
   private released = false;
+  /** Calls whose every hold, present and future, is released ({@link releaseTag}). */
+  private readonly releasedTags = new Set<string>();
 
   constructor(private readonly holdTimeoutMs = 20_000) {}
 
-  private hold(key: string): Deferred {
+  private hold(tag: string, index: number): Deferred {
+    const key = `${tag}:${index}`;
     let d = this.holds.get(key);
     if (!d) {
       d = deferred();
-      if (this.released) d.resolve();
+      if (this.released || this.releasedTags.has(tag)) d.resolve();
       this.holds.set(key, d);
     }
     return d;
@@ -134,7 +137,7 @@ export class HoldControl implements ToolControl, HarnessControl {
 
   /** {@inheritDoc ToolControl.beforeEmit} */
   async beforeEmit(tag: string, index: number): Promise<void> {
-    const d = this.hold(`${tag}:${index}`);
+    const d = this.hold(tag, index);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((r) => {
       timer = setTimeout(r, this.holdTimeoutMs);
@@ -151,7 +154,14 @@ export class HoldControl implements ToolControl, HarnessControl {
 
   /** Lets call `tag` emit message `index` (or its result, at `n + 1`). */
   async release(tag: string, index: number): Promise<void> {
-    this.hold(`${tag}:${index}`).resolve();
+    this.hold(tag, index).resolve();
+    return Promise.resolve();
+  }
+
+  /** Releases every hold, present and future, of call `tag`; other calls stay held. */
+  async releaseTag(tag: string): Promise<void> {
+    this.releasedTags.add(tag);
+    for (const [key, d] of this.holds) if (key.startsWith(`${tag}:`)) d.resolve();
     return Promise.resolve();
   }
 

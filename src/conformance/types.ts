@@ -11,6 +11,13 @@
 export type CellVerdict =
   'honored' | 'rejected' | 'silent loss' | 'leak' | 'hang' | 'error' | 'n/a';
 
+/**
+ * The reason of a row whose events carry no SSE ids: there is no cursor, so every "resume" is a
+ * GET without `Last-Event-ID`. Stated once for the row (its cells that could only lose for
+ * that reason are `n/a` with it), not as a loss in every cell.
+ */
+export const NOT_RESUMABLE = 'not resumable: events carry no ids';
+
 /** Every verdict, in the order the report lists them. */
 export const CELL_VERDICTS: readonly CellVerdict[] = [
   'honored',
@@ -51,6 +58,37 @@ export class HarnessError extends Error {
   ) {
     super(body === undefined ? what : `${what}: ${body}`);
     this.name = 'HarnessError';
+  }
+}
+
+/**
+ * A call's messages arrived, but on another stream than the call's own (another call's, or
+ * another session's): the cell is a `leak`, whatever the scenario was waiting for.
+ */
+export class LeakError extends Error {
+  /**
+   * @param message Which messages arrived where.
+   * @param crossSession `true` when they reached another session (a security finding).
+   */
+  constructor(
+    message: string,
+    readonly crossSession = false,
+  ) {
+    super(message);
+    this.name = 'LeakError';
+  }
+}
+
+/**
+ * The harness's own control calls (`count_release`, `count_status`, on a session of their own)
+ * failed: the server under test misrouted or refused them. The cell is `error: control channel`,
+ * never a verdict on the scenario, which did not cause it.
+ */
+export class ControlChannelError extends Error {
+  /** @param message What the control call got. */
+  constructor(message: string) {
+    super(message);
+    this.name = 'ControlChannelError';
   }
 }
 
@@ -170,6 +208,8 @@ export interface HarnessControl {
   release(tag: string, index: number): Promise<void>;
   /** Resolves once call `tag` has emitted message `index`; rejects after `timeoutMs`. */
   waitEmitted(tag: string, index: number, timeoutMs?: number): Promise<void>;
+  /** Releases every hold, present and future, of call `tag` only. */
+  releaseTag(tag: string): Promise<void>;
   /** Releases every hold, present and future: the tool runs to completion. */
   releaseAll(): Promise<void>;
 }
