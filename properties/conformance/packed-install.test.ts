@@ -4,7 +4,8 @@
  * `zod`, and the own-adapter example of docs/conformance.md (the adapter module and the script
  * that runs it, each between its markers) is run there with node, then through the installed
  * CLI (`conformance --adapter`). It must import only the public entries and run every scenario
- * with no silent loss, leak or hang.
+ * with no silent loss, leak or hang. The fetch-style example (`serveFetch`) runs the same way,
+ * and the installed CLI's `--url` judges the plain server's mutants as the sources do.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
+import type { FlatCell } from '../../src/conformance/render.js';
+import { launchPlainServer } from './fixtures/plain-server-adapter.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -117,4 +120,61 @@ test('the docs example runs from the packed package with only production depende
   expect(cli.stdout).toContain('cells of every row with silent loss, leak, hang: 0');
   const xml = await readFile(join(project, 'c.xml'), 'utf8');
   expect(xml.match(/<testcase /g)).toHaveLength(SCENARIOS.length);
-}, 300_000);
+
+  // The fetch-style example (serveFetch hosting a Web-standard server), through --adapter.
+  await writeFile(join(project, 'fetch-server.mjs'), await docExample('fetch-adapter-example'));
+  const fetchRun = await run(
+    npm,
+    ['exec', '--', 'mcp-resumption', 'conformance', '--adapter', './fetch-server.mjs', '--json'],
+    { ...opts, cwd: project },
+  );
+  const fetchCells = (JSON.parse(fetchRun.stdout) as { cells: FlatCell[] }).cells;
+  expect(fetchCells.map((c) => c.scenario)).toEqual(SCENARIOS.map((s) => s.name));
+  for (const c of fetchCells) {
+    expect(['silent loss', 'leak', 'hang', 'error'], `${c.scenario}: ${c.observed}`).not.toContain(
+      c.verdict,
+    );
+  }
+
+  // Servers the kit once misjudged (issue 19), through the installed CLI's --url.
+  const expectations: [string, string, string, RegExp][] = [
+    ['notifications-first-stream', 'other-stream', 'leak', /arrived on call A\S*'s stream/],
+    ['responses-by-id', 'two-sessions', 'leak', /foreign B/],
+    ['responses-by-id', 'within-window', 'honored', /^200/],
+    ['stream-deleted-on-send', 'finished-while-away', 'silent loss', /^200, 0\/4 owed/],
+    ['no-session-ids', 'within-window', 'rejected', /stateless: no session to resume/],
+  ];
+  for (const mutant of new Set(expectations.map((e) => e[0]))) {
+    const mine = expectations.filter((e) => e[0] === mutant);
+    const server = await launchPlainServer(['--keepalive-ms', '100', '--mutant', mutant]);
+    try {
+      const r = await run(
+        npm,
+        [
+          'exec',
+          '--',
+          'mcp-resumption',
+          'conformance',
+          '--url',
+          server.url,
+          '--id-pattern',
+          '^(?<stream>[^:]+):(?<seq>\\d+)$',
+          '--only',
+          mine.map((e) => e[1]).join(','),
+          '--fail-on',
+          'none',
+          '--json',
+        ],
+        { ...opts, cwd: project },
+      );
+      const cells = (JSON.parse(r.stdout) as { cells: FlatCell[] }).cells;
+      for (const [, scenario, verdict, observed] of mine) {
+        const c = cells.find((x) => x.scenario === scenario);
+        expect(c?.verdict, `${mutant} × ${scenario}: ${c?.observed}`).toBe(verdict);
+        expect(c?.observed).toMatch(observed);
+      }
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  }
+}, 400_000);

@@ -21,11 +21,18 @@ import {
   resumeWithinWindow,
   runCell,
   tally,
+  resumeAfterRestart,
   type ImplementationAdapter,
+  type StartOptions,
 } from '../../src/conformance/index.js';
 import type { EventStoreLike } from '../../src/conformance/stores.js';
 
-type Handler = (req: IncomingMessage, res: ServerResponse, body: unknown) => void;
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  options: StartOptions,
+) => void;
 
 /** A hand-written HTTP server: `handler` decides every answer. */
 function rawAdapter(name: string, handler: Handler): ImplementationAdapter {
@@ -37,13 +44,13 @@ function rawAdapter(name: string, handler: Handler): ImplementationAdapter {
     idCodec: OPAQUE_IDS,
     capabilities: { evict: false, keepalive: true },
     setup: 'hand-written',
-    async start() {
+    async start(options) {
       http = createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          handler(req, res, text ? (JSON.parse(text) as unknown) : undefined);
+          handler(req, res, text ? (JSON.parse(text) as unknown) : undefined, options);
         });
       });
       http.on('connection', (s: Socket) => {
@@ -172,5 +179,57 @@ describe('a stream whose events carry no ids', () => {
     expect(cell.verdict, cell.observed).toBe('n/a');
     expect(cell.reason).toContain(NOT_RESUMABLE);
     expect(`${cell.observed} ${cell.reason}`).not.toMatch(/accepted a cursor/);
+  });
+});
+
+describe('events without ids, and a 200 that loses for another reason', () => {
+  /**
+   * Events without ids; the call emits every message at once (ignoring holds) and never ends;
+   * a GET is answered 200 and ended, whatever session it names (a restart changes nothing: the
+   * server answers a session it cannot know).
+   */
+  const noIdsAnswersAnything: Handler = (req, res, body, options) => {
+    const msg = body as
+      | { id?: number; method?: string; params?: { arguments?: { tag: string; n: number } } }
+      | undefined;
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end();
+    } else if (msg?.method === 'initialize') {
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: {
+            protocolVersion: '2025-11-25',
+            capabilities: { tools: {} },
+            serverInfo: { name: 'no-ids', version: '1' },
+          },
+        }),
+      );
+    } else if (msg?.method === 'tools/call') {
+      const { tag, n } = msg.params!.arguments!;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 1; i <= n; i++) {
+        const params = { progressToken: 1, progress: i, total: n, message: `${tag}#${i}` };
+        res.write(
+          `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params })}\n\n`,
+        );
+        options.control.emitted(tag, i);
+      }
+    } else {
+      res.writeHead(202).end();
+    }
+  };
+  const entry = { name: 'no-ids', make: () => rawAdapter('no-ids', noIdsAnswersAnything) };
+
+  test('within-window is n/a, not resumable; after-restart keeps its silent loss', async () => {
+    const within = await runCell(entry, resumeWithinWindow);
+    expect(within.verdict, within.observed).toBe('n/a');
+    expect(within.reason).toBe(NOT_RESUMABLE);
+    // A 200 for a session the restarted server cannot know is a loss with or without ids.
+    const restart = await runCell(entry, resumeAfterRestart);
+    expect(restart.verdict, restart.observed).toBe('silent loss');
+    expect(restart.observed).toContain(NOT_RESUMABLE);
   });
 });
