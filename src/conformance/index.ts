@@ -26,7 +26,7 @@ export * from './types.js';
 export * from './render.js';
 export { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
 export type { Decoded, ReadStop } from './recorder.js';
-export { SseStream, request } from './sse-client.js';
+export { MAX_BODY_BYTES, SseStream, request } from './sse-client.js';
 export {
   AdapterModuleError,
   loadAdapterModule,
