@@ -89,8 +89,7 @@ export function verifyOne(
       const b = r.breaks.find((x) => x.claim === c.name);
       let counterexample: VerifyCounterexample | null = null;
       if (b) {
-        const path = r.pathOf(b.state);
-        const cfg = configs[path.root]!;
+        const cfg = configs[b.root]!;
         counterexample = {
           claim: c.name,
           why: b.why,
@@ -98,7 +97,7 @@ export function verifyOne(
           client,
           subject,
           depth: b.depth,
-          commands: commandsOfPath(cfg, subject, path.moves),
+          commands: commandsOfPath(cfg, subject, b.moves),
         };
       }
       return { name: c.name, proven: !b, applied: r.applied[c.name] ?? 0, counterexample };
