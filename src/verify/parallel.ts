@@ -78,30 +78,54 @@ interface FinishAnswer extends LevelAnswer {
   coverage: string[];
 }
 
-/** Searches `ref` on `options.workers` worker threads. */
-export function searchParallel(ref: VerifyRef, options: ParallelOptions): SearchResult {
-  const t0 = performance.now();
-  const n = options.workers;
-  const claims: string[] = verifySpec(ref).claims.map((c) => c.name);
+/**
+ * The workers of this process, kept between searches (a worker takes a moment to start and
+ * load the model; `verify` runs a search per policy). They do not keep the process alive.
+ */
+interface Pool {
+  workers: Worker[];
+  ports: MessagePort[];
+  counters: Int32Array;
+  /** Answers expected so far (the first counter reaches it when all are posted). */
+  answered: number;
+}
+let pool: Pool | null = null;
+
+function poolOf(n: number): Pool {
+  if (pool && pool.workers.length === n) return pool;
+  closePool();
   const signal = new SharedArrayBuffer(4 * (1 + n));
-  const counters = new Int32Array(signal);
   const script = workerScript();
   const ports: MessagePort[] = [];
   const workers: Worker[] = [];
   for (let self = 0; self < n; self++) {
     const { port1, port2 } = new MessageChannel();
-    const init: WorkerInit = {
-      ref,
-      coverage: options.coverage !== undefined,
-      self,
-      owners: n,
-      port: port2,
-      signal,
-    };
-    workers.push(new Worker(script, { workerData: init, transferList: [port2] }));
+    const init: WorkerInit = { self, owners: n, port: port2, signal };
+    const w = new Worker(script, { workerData: init, transferList: [port2] });
+    w.unref();
+    port1.unref();
+    workers.push(w);
     ports.push(port1);
   }
-  let answered = 0;
+  pool = { workers, ports, counters: new Int32Array(signal), answered: 0 };
+  return pool;
+}
+
+/** Stops the workers (the next parallel search starts new ones). */
+export function closePool(): void {
+  if (!pool) return;
+  for (const w of pool.workers) void w.terminate();
+  for (const p of pool.ports) p.close();
+  pool = null;
+}
+
+/** Searches `ref` on `options.workers` worker threads. */
+export function searchParallel(ref: VerifyRef, options: ParallelOptions): SearchResult {
+  const t0 = performance.now();
+  const n = options.workers;
+  const claims: string[] = verifySpec(ref).claims.map((c) => c.name);
+  const current = poolOf(n);
+  const { workers, ports, counters } = current;
   let lastProgress = t0;
   let level: LevelAnswer[] = [];
   const sum = (k: keyof LevelAnswer) => level.reduce((a, x) => a + x[k], 0);
@@ -111,10 +135,10 @@ export function searchParallel(ref: VerifyRef, options: ParallelOptions): Search
     transfers: ArrayBuffer[][] = [],
   ): T[] => {
     requests.forEach((r, i) => ports[i]!.postMessage(r, transfers[i] ?? []));
-    answered += n;
+    current.answered += n;
     for (;;) {
       const now = Atomics.load(counters, 0);
-      if (now >= answered) break;
+      if (now >= current.answered) break;
       Atomics.wait(counters, 0, now, 1_000);
       const t = performance.now();
       if (options.onProgress && t - lastProgress >= 1_000) {
@@ -144,7 +168,9 @@ export function searchParallel(ref: VerifyRef, options: ParallelOptions): Search
     return answers;
   };
   const all = (r: WorkerRequest) => workers.map(() => r);
+  let ok = false;
   try {
+    ask(all({ op: 'start', ref, coverage: options.coverage !== undefined }));
     level = ask(all({ op: 'roots' }));
     let complete = true;
     while (sum('size') > 0) {
@@ -173,6 +199,7 @@ export function searchParallel(ref: VerifyRef, options: ParallelOptions): Search
       for (const id of d.coverage) options.coverage?.add(id);
     }
     const maxDepth = Math.max(...done.map((d) => d.maxDepth));
+    ok = true;
     return {
       distinct: done.reduce((a, d) => a + d.distinct, 0),
       generated: done.reduce((a, d) => a + d.generated, 0),
@@ -196,7 +223,7 @@ export function searchParallel(ref: VerifyRef, options: ParallelOptions): Search
       workers: n,
     };
   } finally {
-    for (const w of workers) void w.terminate();
-    for (const p of ports) p.close();
+    // A failed search may leave answers unread: start afresh next time.
+    if (!ok) closePool();
   }
 }
