@@ -11,6 +11,7 @@
  * counts, depth, verdicts and shortest counterexamples (properties/verify/workers.test.ts).
  */
 import type * as Esbuild from 'esbuild';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -171,6 +172,11 @@ export function searchParallel(ref: VerifyRef, options: ParallelOptions): Search
   let ok = false;
   try {
     ask(all({ op: 'start', ref, coverage: options.coverage !== undefined }));
+    // The workers have loaded their script: a bundle made for this process is no longer needed.
+    if (builtScript !== '') {
+      rmSync(builtScript, { force: true });
+      builtScript = '';
+    }
     level = ask(all({ op: 'roots' }));
     let complete = true;
     while (sum('size') > 0) {
