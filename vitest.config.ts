@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import HeavyFirst from './properties/support/heavy-first.js';
 
 export default defineConfig({
   test: {
@@ -9,6 +11,13 @@ export default defineConfig({
     // purpose (these machines are noisy) and speed is measured in `npm run bench`, not here.
     testTimeout: 120_000,
     hookTimeout: 30_000,
-    reporters: ['default'],
+    // vitest's default is one worker fewer than the cores: a single worker on a 2-core
+    // machine, where every file then waits for the one before it. Many files mostly wait (on
+    // npm, servers, a browser, Redis), so one worker more than the cores keeps both busy while
+    // the CPU-bound files run.
+    maxWorkers: availableParallelism() + 1,
+    // The heavy files start first, so that the light ones fill the gaps around them.
+    sequence: { sequencer: HeavyFirst },
+    reporters: ['default', './properties/support/slowest-files.ts'],
   },
 });

@@ -15,7 +15,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCommand } from '../src/commands/check.js';
 import { TraceChecker } from '../src/trace/checker.js';
+import { parseTraceLine } from '../src/trace/format.js';
 import { forEachLine, openTraceSource } from '../src/trace/read.js';
+import { pairUp, pairsWanted, spread, type Slice } from './alternate.js';
 import type { Bench } from './index.js';
 
 const DEFAULT_LINES = 1_000_000;
@@ -115,7 +117,16 @@ interface PhaseResult {
   exitCode?: number;
 }
 
-type Phase = 'baseline' | 'check' | 'xstate';
+type Phase = 'split' | 'baseline' | 'validate' | 'rules' | 'check' | 'xstate';
+
+/** The breakdown: each phase does what the one before it does, and one more thing. */
+const BREAKDOWN: [Phase, string][] = [
+  ['split', 'line splitting (readline alone)'],
+  ['baseline', '+ JSON.parse of each line'],
+  ['validate', '+ format validation (parseTraceLine instead)'],
+  ['rules', '+ compiled engine and checker rules (TraceChecker, no output)'],
+  ['check', '+ output (check --json, the whole command)'],
+];
 
 /** Runs one phase in this process (the child side). */
 async function runPhase(phase: Phase, file: string): Promise<PhaseResult> {
@@ -127,11 +138,27 @@ async function runPhase(phase: Phase, file: string): Promise<PhaseResult> {
   const t0 = performance.now();
   let lines = 0;
   let exitCode: number | undefined;
-  if (phase === 'baseline') {
+  if (phase === 'split') {
+    await forEachLine(openTraceSource(file), () => {
+      lines++;
+    });
+  } else if (phase === 'baseline') {
     await forEachLine(openTraceSource(file), (line) => {
       lines++;
       JSON.parse(line);
     });
+  } else if (phase === 'validate') {
+    await forEachLine(openTraceSource(file), (line) => {
+      lines++;
+      parseTraceLine(line, lines);
+    });
+  } else if (phase === 'rules') {
+    const checker = new TraceChecker();
+    await forEachLine(openTraceSource(file), (line) => {
+      lines++;
+      checker.push(line);
+    });
+    exitCode = checker.finish().exitCode;
   } else if (phase === 'check') {
     let outChars = 0;
     exitCode = await checkCommand.run([file, '--json'], {
@@ -206,18 +233,39 @@ export const checkBench: Bench = {
       await writeTrace(file, n);
       await writeTrace(small, XSTATE_LINES);
       const size = (await stat(file)).size;
-      log('baseline: readline + JSON.parse');
-      const base = await inChild('baseline', file);
-      log('check --json (compiled engine)');
-      const check = { ...(await inChild('check', file)), lines: base.lines };
+      const base: PhaseResult[] = [];
+      const checks: PhaseResult[] = [];
+      const pairs = pairsWanted();
+      for (let i = 0; i < pairs; i++) {
+        log(`pair ${i + 1}/${pairs}: baseline (readline + JSON.parse), then check --json`);
+        base.push(await inChild('baseline', file));
+        checks.push({ ...(await inChild('check', file)), lines: base[i]!.lines });
+      }
+      const lines = base[0]!.lines;
+      const slice = (r: PhaseResult): Slice => ({ units: lines, secs: r.ms / 1000 });
+      const ratio = pairUp(base.map(slice), checks.map(slice), (b, c) => c / b);
+      const mid = (xs: PhaseResult[]) => [...xs].sort((a, b) => a.ms - b.ms)[xs.length >> 1]!;
+      const check = mid(checks);
+      log('breakdown, one run a phase');
+      const phases: string[] = [];
+      let before = 0;
+      for (const [phase, label] of BREAKDOWN) {
+        const r = await inChild(phase, file);
+        const us = (r.ms * 1000) / lines;
+        phases.push(
+          `  ${label.padEnd(64)} ${us.toFixed(2)} µs/line (${(us - before >= 0 ? '+' : '') + (us - before).toFixed(2)})`,
+        );
+        before = us;
+      }
       log(`check with the xstate engine on ${XSTATE_LINES.toLocaleString('en-US')} lines`);
       const viaXstate = await inChild('xstate', small);
-      const ratio = base.ms / check.ms;
       return [
-        `trace: ${base.lines.toLocaleString('en-US')} lines, ${(size / 2 ** 20).toFixed(0)} MiB`,
-        `baseline (readline + JSON.parse): ${rate(base.lines, base.ms)} in ${(base.ms / 1000).toFixed(1)} s; ${memory(base)}`,
-        `check --json:                     ${rate(base.lines, check.ms)} in ${(check.ms / 1000).toFixed(1)} s; ${memory(check)}; exit ${check.exitCode}`,
-        `ratio check / baseline: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'}); memory ${flat(check) ? 'flat' : 'GROWING'}`,
+        `trace: ${lines.toLocaleString('en-US')} lines, ${(size / 2 ** 20).toFixed(0)} MiB`,
+        `baseline (readline + JSON.parse): ${rate(lines, mid(base).ms)} (median run); ${memory(mid(base))}`,
+        `check --json:                     ${rate(lines, check.ms)} (median run); ${memory(check)}; exit ${check.exitCode}`,
+        `check ratio check / baseline: ${spread(ratio, 2)}; target >= 0.8: ${ratio.median >= 0.8 ? 'met' : 'not met'}; memory ${checks.every(flat) ? 'flat' : 'GROWING'}`,
+        'breakdown (cumulative time per line, and what each step adds):',
+        ...phases,
         `for reference, the xstate engine (model/run.ts step per line): ${rate(viaXstate.lines, viaXstate.ms)} on ${viaXstate.lines.toLocaleString('en-US')} lines`,
       ];
     } finally {

@@ -24,7 +24,9 @@
 import type { ClientSnapshot } from '../run.js';
 import type { WorldConfig } from '../world/config.js';
 import { TOOL_STREAM, type EventFrame, type Frame, type QueuedFrame } from '../world/frames.js';
+import { snapshotKey } from '../world/machine-cache.js';
 import type { World } from '../world/world.js';
+import { hashString } from './fingerprint.js';
 import { isValidConfig } from './scope.js';
 
 /** What the encoding needs besides the world. */
@@ -33,15 +35,19 @@ export interface EncodeContext {
   root: number;
   /** The configuration-level conditions of validity hold (see `isValidConfig`). */
   validConfig: boolean;
-  /** Small integer ids of interned machine snapshots. */
-  snapIds: Map<ClientSnapshot, number>;
+  /**
+   * Ids of interned machine snapshots: a 64-bit hash of the snapshot's value, as two 32-bit
+   * lanes, so that every worker of a parallel search gives a snapshot the same id (an id by
+   * order of encounter would differ between workers, and their fingerprints with it).
+   */
+  snapIds: Map<ClientSnapshot, readonly [number, number]>;
 }
 
 /** The context of a world started from root `root` with configuration `cfg`. */
 export function encodeContext(
   root: number,
   cfg: WorldConfig,
-  snapIds: Map<ClientSnapshot, number>,
+  snapIds: Map<ClientSnapshot, readonly [number, number]>,
 ): EncodeContext {
   return { root, validConfig: isValidConfig(cfg), snapIds };
 }
@@ -211,13 +217,14 @@ export function encodeWorld(
   // The client.
   let snapId = ctx.snapIds.get(c.snap);
   if (snapId === undefined) {
-    snapId = ctx.snapIds.size;
+    snapId = hashString(snapshotKey(c.snap));
     ctx.snapIds.set(c.snap, snapId);
   }
   const live = c.connected && c.done === null;
   const idleRef = c.behaviour.idleOn === 'bytes' ? c.lastByteAt : c.lastAppAt;
   out.push(
-    snapId,
+    snapId[0],
+    snapId[1],
     c.cursor,
     (c.hasCursor ? 1 : 0) |
       (c.connected ? 2 : 0) |

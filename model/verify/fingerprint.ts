@@ -39,6 +39,14 @@ export function fingerprint(xs: readonly number[]): void {
   fp.lo = fmix(b ^ Math.imul(xs.length, 0x27d4eb2f)) || 1; // 0,0 marks an empty slot
 }
 
+/** A 64-bit hash of a string, as two 32-bit lanes (the same on every thread and run). */
+export function hashString(text: string): readonly [number, number] {
+  const codes: number[] = [];
+  for (let i = 0; i < text.length; i++) codes.push(text.charCodeAt(i));
+  fingerprint(codes);
+  return [fp.hi, fp.lo];
+}
+
 /** A set of 64-bit fingerprints. */
 export class FingerprintSet {
   private hi: Uint32Array;

@@ -41,7 +41,8 @@ function obsKey(o: Observation): string | number {
   }
 }
 
-function snapKey(s: ClientSnapshot): string {
+/** A machine snapshot's value as a string: equal strings, equal snapshots. */
+export function snapshotKey(s: ClientSnapshot): string {
   const c = s.context;
   return `${String(s.value)}|${c.cursor}|${c.stream}|${c.epoch}|${c.floor}|${c.outcome}|${c.reason?.text ?? ''}`;
 }
@@ -77,7 +78,7 @@ export function stepCache(machine: ClientMachine): StepCache {
   const keyOf = (s: ClientSnapshot): string => {
     let k = keys.get(s);
     if (k === undefined) {
-      k = snapKey(s);
+      k = snapshotKey(s);
       keys.set(s, k);
     }
     return k;

@@ -4,7 +4,8 @@ import { runCli as run } from '../support/cli.js';
 
 describe('verify command', () => {
   test('proves every claim for the model client, TLC style, with progress on stderr', async () => {
-    const r = await run(['verify', '--scope', 'small', '--policy', 'honest']);
+    // One thread: the report is the subject here (the workers have a test of their own).
+    const r = await run(['verify', '--scope', 'small', '--policy', 'honest', '--workers', '1']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/\d+ distinct states found, \d+ states generated, depth \d+/);
     expect(r.out).toMatch(/distinct states\/min, [\d.]+ bytes\/state/);
@@ -22,6 +23,8 @@ describe('verify command', () => {
       'honest',
       '--client',
       'drops-cursor',
+      '--workers',
+      '1',
     ]);
     expect(r.code).toBe(1);
     expect(r.out).toContain('claim broken: NoUnprovenAcceptance');
@@ -34,7 +37,16 @@ describe('verify command', () => {
   });
 
   test('--json gives the counts and verdicts', async () => {
-    const r = await run(['verify', '--scope', 'small', '--policy', 'head', '--json']);
+    const r = await run([
+      'verify',
+      '--scope',
+      'small',
+      '--policy',
+      'head',
+      '--json',
+      '--workers',
+      '1',
+    ]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as {
       deterministic: boolean;
@@ -43,6 +55,18 @@ describe('verify command', () => {
     expect(j.deterministic).toBe(true);
     expect(j.runs[0]!.distinct).toBeGreaterThan(0);
     expect(j.runs[0]!.claims.every((c) => c.proven)).toBe(true);
+  });
+
+  test('--workers 2 reports what one thread reports, and says how many ran', async () => {
+    const args = ['verify', '--scope', 'small', '--policy', 'honest-reject', '--json'];
+    const one = JSON.parse((await run([...args, '--workers', '1'])).out) as {
+      runs: { distinct: number; generated: number; workers: number }[];
+    };
+    const two = JSON.parse((await run([...args, '--workers', '2'])).out) as typeof one;
+    expect(one.runs[0]!.workers).toBe(1);
+    expect(two.runs[0]!.workers).toBe(2);
+    expect(two.runs[0]!.distinct).toBe(one.runs[0]!.distinct);
+    expect(two.runs[0]!.generated).toBe(one.runs[0]!.generated);
   });
 
   test('--help describes the command', async () => {
@@ -56,6 +80,8 @@ describe('verify command', () => {
     [['verify', '--policy', 'nope'], '--policy'],
     [['verify', '--client', 'nope'], '--client'],
     [['verify', '--max-states', '0'], '--max-states'],
+    [['verify', '--workers', '0'], '--workers'],
+    [['verify', '--workers', 'two'], '--workers'],
     [['verify', '--replay', 'Emit,Bogus', '--config', 'N=2'], '--replay'],
     [['verify', '--replay', 'Emit'], '--replay'],
     [['verify', '--config', 'N=2'], '--config'],

@@ -15,6 +15,7 @@ import { parseCommandArgs, UsageError, type Command, type CommandIO } from '../c
 import { parseCommands } from '../verify/counterexample.js';
 import { writeManifest } from '../verify/manifest.js';
 import { writeVerifyDocs } from '../verify/docs.js';
+import { defaultWorkers } from '../verify/parallel.js';
 import { formatVerifyReport, progressLine, verifyJson } from '../verify/report.js';
 import { CLIENT_NAMES, clientSubject, verifyOne, type VerifyRun } from '../verify/run.js';
 
@@ -70,7 +71,7 @@ function replay(
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'exhaustive small-scope checking: prove the claims within a scope, or break them',
-  help: `Usage: mcp-resumption verify [--scope small|medium|large] [--policy P] [--client C] [--json]
+  help: `Usage: mcp-resumption verify [--scope small|medium|large] [--policy P] [--client C] [--workers N] [--json]
 
 Visits every reachable state of the simulated world within a scope, breadth-first, as TLC
 does: the moves are the named commands (Emit, Emit(other), Evict, Restart, SaturateApp,
@@ -90,6 +91,8 @@ Options:
   --client C         ${CLIENT_NAMES.join(', ')} (default model)
   --json             the report as JSON
   --max-states N     stop a search after N distinct states (the report says INCOMPLETE)
+  --workers N        worker threads, each owning a range of state fingerprints (default:
+                     one per core, here ${defaultWorkers()}); any number gives the same result
   --replay CMDS      replay commands (as a counterexample prints them) with --config K=V,...,
                      [--client C] and [--server P] (the policy the server really runs)
   --manifest FILE    write the distinct states and depth of this scope's manifest rows
@@ -106,6 +109,7 @@ Options:
       client: { type: 'string' },
       json: { type: 'boolean' },
       'max-states': { type: 'string' },
+      workers: { type: 'string' },
       replay: { type: 'string' },
       config: { type: 'string' },
       server: { type: 'string' },
@@ -132,10 +136,16 @@ Options:
         `--max-states must be a positive integer, got ${JSON.stringify(maxText)}`,
       );
     const maxStates = maxText === undefined ? undefined : Number(maxText);
+    const workersText = values.workers as string | undefined;
+    if (workersText !== undefined && !/^[1-9]\d{0,2}$/.test(workersText))
+      throw new UsageError(
+        `--workers must be a positive integer (at most 999), got ${JSON.stringify(workersText)}`,
+      );
+    const workers = workersText === undefined ? defaultWorkers() : Number(workersText);
     const tty = process.stderr.isTTY === true;
     const progress = (line: string) => io.err(tty ? `\r${line}\x1b[K` : `${line}\n`);
     if (values.manifest !== undefined) {
-      await writeManifest(values.manifest as string, scope, progress);
+      await writeManifest(values.manifest as string, scope, progress, workers);
       if (tty) io.err('\n');
       io.out(`manifest: scope ${scope.name} written to ${values.manifest as string}\n`);
       return 0;
@@ -155,6 +165,7 @@ Options:
       runs.push(
         verifyOne(scope, p, client, {
           onProgress: (x) => progress(progressLine(label, x)),
+          workers,
           ...(maxStates !== undefined ? { maxStates } : {}),
         }),
       );

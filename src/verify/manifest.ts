@@ -39,10 +39,15 @@ export function manifestSearches(): { policy: PolicyName; client: string }[] {
 }
 
 /** Runs the manifest's searches of `scope`. */
-export function manifestRows(scope: Scope, progress?: (line: string) => void): ManifestRow[] {
+export function manifestRows(
+  scope: Scope,
+  progress?: (line: string) => void,
+  workers = 1,
+): ManifestRow[] {
   return manifestSearches().map(({ policy, client }) => {
     const label = `${scope.name}/${policy}/${client}`;
     const r = verifyOne(scope, policy, client, {
+      workers,
       ...(progress ? { onProgress: (p) => progress(progressLine(label, p)) } : {}),
     });
     const broken = r.claims.filter((c) => !c.proven).map((c) => c.name);
@@ -68,10 +73,11 @@ export async function writeManifest(
   file: string,
   scope: Scope,
   progress?: (line: string) => void,
+  workers = 1,
 ): Promise<void> {
   const m = await readManifest(file);
   m.generatedBy = 'mcp-resumption verify --scope <scope> --manifest docs/verify-manifest.json';
-  m.scopes[scope.name] = manifestRows(scope, progress);
+  m.scopes[scope.name] = manifestRows(scope, progress, workers);
   const ordered: Record<string, ManifestRow[]> = {};
   for (const k of ['small', 'medium', 'large']) if (m.scopes[k]) ordered[k] = m.scopes[k]!;
   m.scopes = ordered;

@@ -42,9 +42,8 @@ export function exhaustiveKill(entry: MutantEntry, scope: Scope): ExhaustiveKill
     states += r.distinct;
     const b = r.breaks[0];
     if (!b) continue;
-    const path = r.pathOf(b.state);
-    const cfg = configs[path.root]!;
-    const commands = commandsOfPath(cfg, probe.subject, path.moves);
+    const cfg = configs[b.root]!;
+    const commands = commandsOfPath(cfg, probe.subject, b.moves);
     if (best && commands.length >= best.commands.length) continue;
     best = {
       claim: b.claim,

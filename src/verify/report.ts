@@ -38,7 +38,7 @@ export function formatVerifyReport(scope: Scope, runs: readonly VerifyRun[]): st
       `  ${r.distinct} distinct states found, ${r.generated} states generated, depth ${r.depth}${r.complete ? '' : ' (INCOMPLETE: state limit reached)'}`,
     );
     lines.push(
-      `  ${(r.elapsedMs / 1000).toFixed(1)} s, ${perMinute(r)} distinct states/min, ${(r.bytes / Math.max(1, r.distinct)).toFixed(1)} bytes/state (fingerprints and parents), largest level ${r.peakFrontier} states`,
+      `  ${(r.elapsedMs / 1000).toFixed(1)} s, ${perMinute(r)} distinct states/min, ${(r.bytes / Math.max(1, r.distinct)).toFixed(1)} bytes/state (fingerprints and the largest frontier, held as paths), largest level ${r.peakFrontier} states, ${r.workers} worker(s)`,
     );
     for (const c of r.claims) {
       const status = c.proven
@@ -86,6 +86,7 @@ export function verifyJson(scope: Scope, runs: readonly VerifyRun[]): unknown {
       elapsedMs: Math.round(r.elapsedMs),
       distinctPerMinute: perMinute(r),
       bytesPerState: r.bytes / Math.max(1, r.distinct),
+      workers: r.workers,
       claims: r.claims.map((c) => ({
         name: c.name,
         proven: c.proven,

@@ -4,23 +4,15 @@
  * counterexample.
  */
 import { CLAIMS } from '../../model/claims/index.js';
-import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
 import { scopeConfigs, type Scope } from '../../model/verify/scope.js';
 import type { PolicyName } from '../../model/world/config.js';
-import type { Subject } from '../../model/world/property.js';
 import { commandsOfPath, type VerifyCounterexample } from './counterexample.js';
 import { search, type SearchProgress } from './engine.js';
+import { searchParallel } from './parallel.js';
 
-/** The clients `--client` accepts: the model's, and each client mutant of the zoo. */
-export const CLIENT_NAMES: readonly string[] = ['model', ...CLIENT_MUTANTS.map((m) => m.name)];
+import { clientSubject } from './spec.js';
 
-/** What runs as client `name` (`model`: the model's client). */
-export function clientSubject(name: string): Subject {
-  if (name === 'model') return {};
-  const m = CLIENT_MUTANTS.find((x) => x.name === name);
-  if (!m) throw new Error(`no client ${name}`);
-  return m.subject;
-}
+export { CLIENT_NAMES, clientSubject } from './spec.js';
 
 /** A claim's result within the scope. */
 export interface ClaimResult {
@@ -45,6 +37,8 @@ export interface VerifyRun {
   /** Bytes of the fingerprint set and parent pointers, and the largest frontier (states). */
   bytes: number;
   peakFrontier: number;
+  /** Worker threads the search ran on. */
+  workers: number;
   claims: ClaimResult[];
 }
 
@@ -53,6 +47,8 @@ export interface VerifyOptions {
   coverage?: Set<string>;
   onProgress?: (p: SearchProgress) => void;
   maxStates?: number;
+  /** Worker threads (default 1: this thread); the result is the same for any number. */
+  workers?: number;
 }
 
 /** Searches `scope` with the server running (and declaring) `policy` and client `client`. */
@@ -64,15 +60,16 @@ export function verifyOne(
 ): VerifyRun {
   const configs = scopeConfigs(scope, policy);
   const subject = clientSubject(client);
-  const r = search({
-    configs,
-    subject,
-    claims: CLAIMS,
-    bounds: scope.bounds,
+  const limits = {
     ...(options.coverage ? { coverage: options.coverage } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.maxStates !== undefined ? { maxStates: options.maxStates } : {}),
-  });
+  };
+  const workers = options.workers ?? 1;
+  const r =
+    workers > 1
+      ? searchParallel({ scope: scope.name, policy, client }, { workers, ...limits })
+      : search({ configs, subject, claims: CLAIMS, bounds: scope.bounds, ...limits });
   return {
     scope: scope.name,
     policy,
@@ -85,12 +82,12 @@ export function verifyOne(
     complete: r.complete,
     bytes: r.bytes,
     peakFrontier: r.peakFrontier,
+    workers: r.workers,
     claims: CLAIMS.map((c) => {
       const b = r.breaks.find((x) => x.claim === c.name);
       let counterexample: VerifyCounterexample | null = null;
       if (b) {
-        const path = r.pathOf(b.state);
-        const cfg = configs[path.root]!;
+        const cfg = configs[b.root]!;
         counterexample = {
           claim: c.name,
           why: b.why,
@@ -98,7 +95,7 @@ export function verifyOne(
           client,
           subject,
           depth: b.depth,
-          commands: commandsOfPath(cfg, subject, path.moves),
+          commands: commandsOfPath(cfg, subject, b.moves),
         };
       }
       return { name: c.name, proven: !b, applied: r.applied[c.name] ?? 0, counterexample };

@@ -1,0 +1,37 @@
+/**
+ * The order in which vitest starts test files: the known-heavy files first, then vitest's own
+ * order (failed first, then longest by the cache of earlier runs). A fresh clone has no such
+ * cache, and vitest would then start the largest files first, which leaves a long file such as
+ * the exhaustive verify suite to finish alone at the end of the run. Starting the longest ones
+ * first lets the light files fill the other workers around them.
+ */
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The slowest files of a full run (the slowest-files reporter prints them), longest first.
+ * A file missing from this list still runs; it is only started in vitest's own order.
+ */
+export const HEAVY_FILES = [
+  'properties/verify/small-scope.test.ts',
+  'properties/conformance/packed-install.test.ts',
+  'properties/conformance/matrix.test.ts',
+  'properties/conformance/client-rows.test.ts',
+  'properties/verify/abstraction.test.ts',
+  'properties/machine/mutants.test.ts',
+  'properties/conformance/slow-store.test.ts',
+  'properties/playground/playground.e2e.test.ts',
+  'properties/verify/mutants.test.ts',
+];
+
+function rank(spec: TestSpecification): number {
+  const i = HEAVY_FILES.findIndex((f) => spec.moduleId.endsWith(f));
+  return i < 0 ? HEAVY_FILES.length : i;
+}
+
+export default class HeavyFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const base = await super.sort(files);
+    // Array.prototype.sort is stable: the rest keep vitest's order.
+    return base.sort((a, b) => rank(a) - rank(b));
+  }
+}
