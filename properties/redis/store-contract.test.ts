@@ -3,7 +3,8 @@
  * `ContinuityEventStore` and `RedisContinuityEventStore` (on the run's Redis, see
  * properties/support/redis.ts). Then what only the Redis store has: concurrent appends from two
  * clients (and a non-atomic mutant that breaks them), paged replay, TTLs, an unreachable Redis,
- * and following a stream another instance writes.
+ * and following a stream another instance writes. Last, both stores crashed in the middle of
+ * appends and rebuilt: Redis killed -9 and restarted under each persistence mode.
  */
 import { WebStandardStreamableHTTPServerTransport, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -16,13 +17,17 @@ import {
   type StoredMessage,
 } from '../../src/runtime/index.js';
 import {
+  EventStoreOutOfMemoryError,
   EventStoreUnavailableError,
   RedisContinuityEventStore,
   WRITER_LOST_METHOD,
   type RedisClient,
   type RedisContinuityEventStoreOptions,
 } from '../../src/redis/index.js';
+import { findRedisServer } from '../../src/conformance/adapters/redis-server.js';
 import { connectRedis, redisUrl, uniquePrefix } from '../support/redis.js';
+import { crashableRedis, PERSISTENCE, type Persistence } from '../support/redis-crash.js';
+import { crashRun, type CrashTally } from '../support/store-crash.js';
 
 const msg = (i: number): StoredMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });
 const response = (id: number): StoredMessage => ({ jsonrpc: '2.0', id, result: { ok: true } });
@@ -56,6 +61,9 @@ const KINDS: Kind[] = [
   },
 ];
 
+/** The stream part of an id (`<epoch>-s<k>`), without its `-<seq>`. */
+const streamOf = (id: string) => id.slice(0, id.lastIndexOf('-'));
+
 async function replay(store: EventStoreLike, cursor: string) {
   const sent: { id: string; message: StoredMessage }[] = [];
   const stream = await store.replayEventsAfter(cursor, {
@@ -72,7 +80,10 @@ describe.each(KINDS)('contract: $name', (kind) => {
     const e = store.epoch;
     const a = [await store.storeEvent('A', msg(1)), await store.storeEvent('B', msg(1))];
     a.push(await store.storeEvent('A', msg(2)), await store.storeEvent('A', msg(3)));
-    expect(a).toEqual([`${e}-s1-1`, `${e}-s2-1`, `${e}-s1-2`, `${e}-s1-3`]);
+    const [A, B] = [streamOf(a[0]!), streamOf(a[1]!)];
+    expect(A).toMatch(new RegExp(`^${e}-s\\d+$`));
+    expect(B).not.toBe(A);
+    expect(a).toEqual([`${A}-1`, `${B}-1`, `${A}-2`, `${A}-3`]);
     for (const id of a) expect(CONTINUITY_ID_PATTERN.test(id)).toBe(true);
   });
 
@@ -96,25 +107,25 @@ describe.each(KINDS)('contract: $name', (kind) => {
     'the cursor just below the floor is still replayable; one further is refused',
     async () => {
       const store = kind.make({ capacity: 3, precheck: true });
-      for (let i = 1; i <= 6; i++) await store.storeEvent('A', msg(i));
-      const e = store.epoch;
-      expect(await store.getStreamIdForEventId!(`${e}-s1-3`)).toBe('A');
-      expect(await store.getStreamIdForEventId!(`${e}-s1-2`)).toBeUndefined();
-      await expect(replay(store, `${e}-s1-2`)).rejects.toBeInstanceOf(UnreplayableCursorError);
+      const A = streamOf(await store.storeEvent('A', msg(1)));
+      for (let i = 2; i <= 6; i++) await store.storeEvent('A', msg(i));
+      expect(await store.getStreamIdForEventId!(`${A}-3`)).toBe('A');
+      expect(await store.getStreamIdForEventId!(`${A}-2`)).toBeUndefined();
+      await expect(replay(store, `${A}-2`)).rejects.toBeInstanceOf(UnreplayableCursorError);
     },
   );
 
   test.skipIf(skip).each([
-    ['another store (session or process)', (_e: string) => 'zz-s1-1'],
-    ['an unknown stream', (e: string) => `${e}-s9-1`],
-    ['a cursor ahead of the head', (e: string) => `${e}-s1-99`],
-    ['not an id of this store', (_e: string) => 'A_1733000000000_abc'],
+    ['another store (session or process)', (_e: string, _a: string) => 'zz-s1-1'],
+    ['an unknown stream', (e: string, _a: string) => `${e}-s9-1`],
+    ['a cursor ahead of the head', (_e: string, a: string) => `${streamOf(a)}-99`],
+    ['not an id of this store', (_e: string, _a: string) => 'A_1733000000000_abc'],
   ])('refuses %s, before sending anything', async (_w, cursorOf) => {
     const store = kind.make({});
-    await store.storeEvent('A', msg(1));
+    const a = await store.storeEvent('A', msg(1));
     const sent: string[] = [];
     await expect(
-      store.replayEventsAfter(cursorOf(store.epoch), { send: async (id) => void sent.push(id) }),
+      store.replayEventsAfter(cursorOf(store.epoch, a), { send: async (id) => void sent.push(id) }),
     ).rejects.toBeInstanceOf(UnreplayableCursorError);
     expect(sent).toEqual([]);
   });
@@ -122,16 +133,16 @@ describe.each(KINDS)('contract: $name', (kind) => {
   test.skipIf(skip)('events stored while a replay runs are replayed too', async () => {
     const store = kind.make({});
     const first = await store.storeEvent('A', msg(1));
+    const A = streamOf(first);
     await store.storeEvent('A', msg(2));
-    const e = store.epoch;
     const sent: string[] = [];
     await store.replayEventsAfter(first, {
       send: async (id) => {
         sent.push(id);
-        if (id === `${e}-s1-2`) await store.storeEvent('A', msg(3));
+        if (id === `${A}-2`) await store.storeEvent('A', msg(3));
       },
     });
-    expect(sent).toEqual(['', `${e}-s1-2`, `${e}-s1-3`]);
+    expect(sent).toEqual(['', `${A}-2`, `${A}-3`]);
   });
 
   test.skipIf(skip)(
@@ -151,7 +162,7 @@ describe.each(KINDS)('contract: $name', (kind) => {
         },
       });
       await expect(run).rejects.toBeInstanceOf(UnreplayableCursorError);
-      expect(sent).toEqual(['', `${store.epoch}-s1-2`]);
+      expect(sent).toEqual(['', `${streamOf(first)}-2`]);
     },
   );
 });
@@ -171,8 +182,9 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
         ),
       );
       const seqs = ids.map((id) => Number(id.split('-').at(-1)));
+      const k = streamOf(ids[0]!).split('-s')[1]!;
       const stored =
-        (await client!.sendCommand<[string, string[]][]>(['XRANGE', one.streamKey(1), '-', '+'])) ??
+        (await client!.sendCommand<[string, string[]][]>(['XRANGE', one.streamKey(k), '-', '+'])) ??
         [];
       return { n, seqs, stored: stored.map((e) => Number(e[0].split('-')[1])) };
     } finally {
@@ -216,7 +228,7 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
       ranges: number[] = [];
       protected override async command<T>(args: string[]): Promise<T> {
         const r = await super.command<T>(args);
-        if (args[0] === 'XRANGE' && args[1]!.endsWith(':s1') && args[2] !== '-') {
+        if (args[0] === 'XRANGE' && args[2] !== '-') {
           this.ranges.push(Array.isArray(r) ? r.length : -1);
         }
         return r;
@@ -232,10 +244,10 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
 
   test('every key of a session expires ttlSeconds after its last write', async () => {
     const store = new RedisContinuityEventStore(redisOptions({ ttlSeconds: 30 }));
-    await store.storeEvent('A', msg(1));
+    const k = streamOf(await store.storeEvent('A', msg(1))).split('-s')[1]!;
     const keys = await client!.sendCommand<string[]>(['KEYS', `${store.base}:*`]);
     expect(keys.sort()).toEqual(
-      ['heads', 'ids', 'meta', 'names', 's1'].map((k) => `${store.base}:${k}`).sort(),
+      ['heads', 'ids', 'meta', 'names', `s${k}`].map((x) => `${store.base}:${x}`).sort(),
     );
     for (const k of keys) {
       const ttl = await client!.sendCommand<number>(['TTL', k]);
@@ -316,8 +328,8 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
     await b.storeEvent('S', msg(3)); // b's own: its transport writes it, not the follower
     await a.storeEvent('S', response(7));
     for (let i = 0; i < 100 && b.following > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    const e = shared.epoch;
-    expect(sent).toEqual(['', `${e}-s1-2`, `${e}-s1-4`]);
+    const S = streamOf(cursor);
+    expect(sent).toEqual(['', `${S}-2`, `${S}-4`]);
     expect(b.following).toBe(0);
     for (let i = 0; i < 50 && (await clients()) > before; i++) {
       await new Promise((r) => setTimeout(r, 20));
@@ -343,5 +355,139 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
       WRITER_LOST_METHOD,
     ]);
     expect(b.following).toBe(0);
+  });
+});
+
+/** One line of numbers per crash run (the measurements docs/stores.md quotes). */
+function report(name: string, t: CrashTally): void {
+  console.log(
+    `[crash] ${name}: ${t.issued} ids issued, ${t.reissued} reissued for another message; ` +
+      `${t.cursors} pre-crash cursors resumed: ${t.refused} refused, ${t.replayed} replayed; ` +
+      `${t.violations.length} violations ` +
+      `(${t.violations.filter((v) => v.includes("another stream's")).length} another stream's event)`,
+  );
+}
+
+describe('crash and restart in the middle of appends', () => {
+  test('the in-process store rebuilt (a new process): no id issued twice, every pre-crash cursor refused', async () => {
+    const tally = await crashRun({
+      before: async () => new ContinuityEventStore(),
+      crash: async () => {},
+      after: async () => new ContinuityEventStore(),
+    });
+    report('ContinuityEventStore rebuilt', tally);
+    expect(tally.violations).toEqual([]);
+    expect(tally.reissued).toBe(0);
+    expect(tally.refused).toBe(tally.cursors);
+  });
+
+  /** Redis with `persistence`, killed -9 while 8 appenders run, restarted on the same data. */
+  async function redisCrash(
+    persistence: Persistence,
+    options: Partial<RedisContinuityEventStoreOptions> = {},
+  ): Promise<CrashTally> {
+    const redis = await crashableRedis(persistence);
+    const clients: RedisClient[] = [];
+    const open = async () => {
+      const c = await connectRedis(redis.url);
+      clients.push(c);
+      return new RedisContinuityEventStore({ client: c, epoch: 'crash', prefix: 'p', ...options });
+    };
+    try {
+      return await crashRun({
+        before: open,
+        ...(persistence.name.startsWith('RDB')
+          ? { snapshot: async () => void (await clients[0]!.sendCommand(['SAVE'])) }
+          : {}),
+        crash: () => redis.kill9(),
+        after: async () => {
+          await redis.restart();
+          return open();
+        },
+      });
+    } finally {
+      for (const c of clients) c.destroy();
+      await redis.stop();
+    }
+  }
+
+  describe.skipIf(findRedisServer() === null).each(PERSISTENCE)(
+    'RedisContinuityEventStore, Redis killed -9 and restarted with $name',
+    (persistence) => {
+      test("a restart is a new incarnation: no id issued twice, every pre-crash cursor refused, never another stream's events", async () => {
+        const tally = await redisCrash(persistence);
+        report(`Redis, ${persistence.name}`, tally);
+        expect(tally.violations).toEqual([]);
+        expect(tally.reissued).toBe(0);
+        expect(tally.refused).toBe(tally.cursors);
+      });
+
+      test.runIf(persistence.name.startsWith('RDB'))(
+        "kill: restart: 'keep' on RDB snapshots reissues ids and replays other messages under them",
+        async () => {
+          const tally = await redisCrash(persistence, { restart: 'keep' });
+          report(`Redis, ${persistence.name}, restart: 'keep' (the mutant)`, tally);
+          expect(tally.reissued).toBeGreaterThan(0);
+          expect(tally.violations.length).toBeGreaterThan(0);
+        },
+      );
+
+      test.runIf(persistence.name.startsWith('AOF'))(
+        "restart: 'keep' (the log survives): every pre-crash cursor replayed exactly",
+        async () => {
+          const tally = await redisCrash(persistence, { restart: 'keep' });
+          report(`Redis, ${persistence.name}, restart: 'keep'`, tally);
+          expect(tally.violations).toEqual([]);
+          expect(tally.reissued).toBe(0);
+          expect(tally.replayed).toBe(tally.cursors);
+        },
+      );
+    },
+  );
+});
+
+describe.skipIf(findRedisServer() === null)('Redis failures the store must name', () => {
+  test('Redis restarted (without persistence) during a replay: the replay ends with an error, never short', async () => {
+    const redis = await crashableRedis(PERSISTENCE[0]!);
+    const c = await connectRedis(redis.url);
+    try {
+      const store = new RedisContinuityEventStore({ client: c, pageSize: 1 });
+      const first = await store.storeEvent('A', msg(1));
+      for (let i = 2; i <= 6; i++) await store.storeEvent('A', msg(i));
+      const sent: string[] = [];
+      const run = store.replayEventsAfter(first, {
+        send: async (id) => {
+          sent.push(id);
+          if (sent.length !== 2) return;
+          await redis.kill9();
+          await redis.restart();
+          for (let i = 0; i < 200 && !c.isReady; i++) await new Promise((r) => setTimeout(r, 50));
+        },
+      });
+      await expect(run).rejects.toThrow(/restarted during the replay/);
+      expect(sent).toEqual(['', `${streamOf(first)}-2`]);
+    } finally {
+      c.destroy();
+      await redis.stop();
+    }
+  });
+
+  test('Redis out of memory (maxmemory, noeviction): the error says so, not "did not answer"', async () => {
+    const redis = await crashableRedis(PERSISTENCE[0]!);
+    const c = await connectRedis(redis.url);
+    try {
+      const store = new RedisContinuityEventStore({ client: c });
+      await store.storeEvent('A', msg(1));
+      await c.sendCommand(['CONFIG', 'SET', 'maxmemory-policy', 'noeviction']);
+      await c.sendCommand(['CONFIG', 'SET', 'maxmemory', '1']);
+      const error = await store.storeEvent('A', msg(2)).catch((e: unknown) => e);
+      expect(String(error)).not.toMatch(/did not answer/);
+      expect(String(error)).toMatch(/out of memory \(maxmemory\)/);
+      expect(error).toBeInstanceOf(EventStoreOutOfMemoryError);
+      expect(error).toBeInstanceOf(EventStoreUnavailableError);
+    } finally {
+      c.destroy();
+      await redis.stop();
+    }
   });
 });
