@@ -422,6 +422,17 @@ describe('crash and restart in the middle of appends', () => {
         expect(tally.refused).toBe(tally.cursors);
       });
 
+      test.runIf(persistence.name === 'no persistence')(
+        "restart: 'keep' without persistence: a full loss leaves nothing to issue again; every pre-crash cursor refused",
+        async () => {
+          const tally = await redisCrash(persistence, { restart: 'keep' });
+          report(`Redis, ${persistence.name}, restart: 'keep'`, tally);
+          expect(tally.violations).toEqual([]);
+          expect(tally.reissued).toBe(0);
+          expect(tally.refused).toBe(tally.cursors);
+        },
+      );
+
       test.runIf(persistence.name.startsWith('RDB'))(
         "kill: restart: 'keep' on RDB snapshots reissues ids and replays other messages under them",
         async () => {
