@@ -37,6 +37,27 @@ describe('ContinuityEventStore', () => {
     expect((v1 as ContinuityEventStore).getStreamIdForEventId).toBeUndefined();
   });
 
+  test.each([
+    [{ capacity: 0 }, /^capacity and maxStreams must be at least 1$/],
+    [{ capacity: Number.NaN }, /^capacity and maxStreams must be at least 1$/],
+    [{ maxStreams: 0 }, /^capacity and maxStreams must be at least 1$/],
+    [{ epoch: 'A1' }, /^epoch must be \[0-9a-z\]\+$/],
+    [{ epoch: 'a-' }, /^epoch must be \[0-9a-z\]\+$/],
+  ])('refuses the options %o', (options, message) => {
+    expect(() => new ContinuityEventStore(options)).toThrow(message);
+  });
+
+  test('takes the smallest bounds (one event, one stream)', async () => {
+    const store = new ContinuityEventStore({ capacity: 1, maxStreams: 1, epoch: 'a1' });
+    expect(await store.storeEvent('A', msg(1))).toBe('a1-s1-1');
+  });
+
+  test('isReplayAck: only an object with the method', () => {
+    for (const v of [null, undefined, 'x', 5, {}, { method: 'm' }])
+      expect(isReplayAck(v)).toBe(false);
+    expect(isReplayAck({ method: 'notifications/mcp-resumption/replay' })).toBe(true);
+  });
+
   test('ids name the stream and count each stream from 1 without gaps', async () => {
     const store = new ContinuityEventStore({ epoch: 'e1' });
     const a = [await store.storeEvent('A', msg(1)), await store.storeEvent('B', msg(1))];

@@ -97,7 +97,11 @@ describe.each(KINDS)('contract: $name', (kind) => {
       expect(stream).toBe('A');
       expect(sent[0]!.id).toBe('');
       expect(isReplayAck(sent[0]!.message)).toBe(true);
-      expect(sent[0]!.message).toMatchObject({ params: { after: 3, floor: 3, head: 6 } });
+      expect(sent[0]!.message).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/mcp-resumption/replay',
+        params: { stream: streamOf(ids[0]!), after: 3, floor: 3, head: 6 },
+      });
       expect(sent.slice(1).map((s) => s.id)).toEqual(ids.slice(3));
       expect(sent.slice(1).map((s) => s.message)).toEqual([msg(4), msg(5), msg(6)]);
     },
@@ -111,23 +115,53 @@ describe.each(KINDS)('contract: $name', (kind) => {
       for (let i = 2; i <= 6; i++) await store.storeEvent('A', msg(i));
       expect(await store.getStreamIdForEventId!(`${A}-3`)).toBe('A');
       expect(await store.getStreamIdForEventId!(`${A}-2`)).toBeUndefined();
-      await expect(replay(store, `${A}-2`)).rejects.toBeInstanceOf(UnreplayableCursorError);
+      await expect(replay(store, `${A}-2`)).rejects.toThrow(
+        /^cursor 2 below the retained floor 4$/,
+      );
     },
   );
 
   test.skipIf(skip).each([
-    ['another store (session or process)', (_e: string, _a: string) => 'zz-s1-1'],
-    ['an unknown stream', (e: string, _a: string) => `${e}-s9-1`],
-    ['a cursor ahead of the head', (_e: string, a: string) => `${streamOf(a)}-99`],
-    ['not an id of this store', (_e: string, _a: string) => 'A_1733000000000_abc'],
-  ])('refuses %s, before sending anything', async (_w, cursorOf) => {
+    [
+      'another store (session or process)',
+      /^id of another store/,
+      (_e: string, _a: string) => 'zz-s1-1',
+    ],
+    ['an unknown stream', /^stream .* is not retained$/, (e: string, _a: string) => `${e}-s9-1`],
+    [
+      'a cursor ahead of the head',
+      /^cursor 99 is ahead of the stream head 1$/,
+      (_e: string, a: string) => `${streamOf(a)}-99`,
+    ],
+    [
+      'not an id of this store',
+      /^not an id of this store: "A_1/,
+      (_e: string, _a: string) => 'A_1733000000000_abc',
+    ],
+    ['an id after other text', /^not an id of this store/, (_e: string, a: string) => `x/${a}`],
+    ['an id before other text', /^not an id of this store/, (_e: string, a: string) => `${a}x`],
+  ])('refuses %s, before sending anything', async (_w, message, cursorOf) => {
     const store = kind.make({});
     const a = await store.storeEvent('A', msg(1));
     const sent: string[] = [];
-    await expect(
-      store.replayEventsAfter(cursorOf(store.epoch, a), { send: async (id) => void sent.push(id) }),
-    ).rejects.toBeInstanceOf(UnreplayableCursorError);
+    const error = await store
+      .replayEventsAfter(cursorOf(store.epoch, a), { send: async (id) => void sent.push(id) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnreplayableCursorError);
+    expect((error as Error).name).toBe('UnreplayableCursorError');
+    expect((error as Error).message).toMatch(message);
     expect(sent).toEqual([]);
+  });
+
+  test.skipIf(skip)('a stream not yet trimmed states floor 1', async () => {
+    const store = kind.make({});
+    const first = await store.storeEvent('A', msg(1));
+    await store.storeEvent('A', msg(2));
+    const { sent } = await replay(store, first);
+    expect(sent.map((e) => e.message)).toEqual([
+      expect.objectContaining({ params: { stream: streamOf(first), after: 1, floor: 1, head: 2 } }),
+      msg(2),
+    ]);
   });
 
   test.skipIf(skip)('events stored while a replay runs are replayed too', async () => {
@@ -161,13 +195,39 @@ describe.each(KINDS)('contract: $name', (kind) => {
           if (sent.length === 2) for (let i = 3; i <= 6; i++) await store.storeEvent('A', msg(i));
         },
       });
-      await expect(run).rejects.toBeInstanceOf(UnreplayableCursorError);
+      await expect(run).rejects.toThrow(/^event 3 was evicted during the replay$/);
       expect(sent).toEqual(['', `${streamOf(first)}-2`]);
     },
   );
 });
 
 describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
+  test.each([
+    [{ capacity: 0 }, /^capacity and pageSize must be at least 1$/],
+    [{ pageSize: 0 }, /^capacity and pageSize must be at least 1$/],
+    [{ epoch: 'A1' }, /^epoch must be \[0-9a-z\]\+$/],
+    [{ epoch: 'a-' }, /^epoch must be \[0-9a-z\]\+$/],
+    [{ prefix: 'a{b' }, /^prefix must not contain \{ or \}$/],
+    [{ prefix: 'a}b' }, /^prefix must not contain \{ or \}$/],
+  ])('refuses the options %o', (options, message) => {
+    expect(() => new RedisContinuityEventStore({ client: client!, ...options })).toThrow(message);
+  });
+
+  test('takes the smallest bounds, and keys its session under <prefix>:{<epoch>}', () => {
+    const store = new RedisContinuityEventStore({
+      client: client!,
+      capacity: 1,
+      pageSize: 1,
+      epoch: 'a1',
+      prefix: 'p',
+    });
+    expect(store.base).toBe('p:{a1}');
+    expect(store.capacity).toBe(1);
+    expect(new RedisContinuityEventStore({ client: client! }).base).toMatch(
+      /^mcpr:\{[0-9a-f]{10}\}$/,
+    );
+  });
+
   /** Appends `n` events from each of two clients to one stream, all at once. */
   async function concurrent(make: (c: RedisClient, o: object) => RedisContinuityEventStore) {
     const other = await connectRedis(URL);

@@ -140,7 +140,8 @@ export interface RedisContinuityEventStoreOptions {
    * is numbered again at its next append and every cursor from before the restart is refused,
    * whatever Redis reloaded: honest under any persistence. `'keep'`: cursors stay valid across
    * a restart; honest only when Redis reloads every acknowledged write (`appendonly yes`; see
-   * docs/stores.md), never with RDB snapshots or without persistence.
+   * docs/stores.md), never with RDB snapshots. Every instance serving the session must use the
+   * same.
    */
   restart?: 'new-incarnation' | 'keep';
 }
