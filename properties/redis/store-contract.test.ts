@@ -7,6 +7,7 @@
  * appends and rebuilt: Redis killed -9 and restarted under each persistence mode.
  */
 import { WebStandardStreamableHTTPServerTransport, McpServer } from '@modelcontextprotocol/server';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   CONTINUITY_ID_PATTERN,
@@ -302,6 +303,52 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
     expect(store.ranges).toEqual([4, 4, 2, 0]);
   });
 
+  test('the script cache flushed (SCRIPT FLUSH): the append falls back to EVAL and counts on', async () => {
+    const store = new RedisContinuityEventStore(redisOptions());
+    const first = await store.storeEvent('A', msg(1));
+    await client!.sendCommand(['SCRIPT', 'FLUSH']);
+    expect(await store.storeEvent('A', msg(2))).toBe(`${streamOf(first)}-2`);
+  });
+
+  test('a Redis error other than a missing script is thrown as it is', async () => {
+    const store = new RedisContinuityEventStore(redisOptions());
+    const first = await store.storeEvent('A', msg(1));
+    const k = streamOf(first).split('-s')[1]!;
+    // The stream's key made a string: the XADD inside the script meets WRONGTYPE.
+    await client!.sendCommand(['SET', store.streamKey(k), 'x']);
+    const error = await store.storeEvent('A', msg(2)).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(EventStoreUnavailableError);
+    expect(String(error)).toMatch(/WRONGTYPE/);
+  });
+
+  test("a stream whose entries are gone (expired) states floor head + 1: its head's cursor is replayable, an older one refused", async () => {
+    const store = new RedisContinuityEventStore(redisOptions());
+    const first = await store.storeEvent('A', msg(1));
+    const second = await store.storeEvent('A', msg(2));
+    await client!.sendCommand(['DEL', store.streamKey(streamOf(first).split('-s')[1]!)]);
+    const { sent } = await replay(store, second);
+    expect(sent.map((e) => e.message.params)).toEqual([
+      { stream: streamOf(first), after: 2, floor: 3, head: 2 },
+    ]);
+    await expect(replay(store, first)).rejects.toThrow(/below the retained floor 3/);
+  });
+
+  test("restart: 'keep' never asks for the server's run_id", async () => {
+    class Watching extends RedisContinuityEventStore {
+      commands: string[] = [];
+      protected override async command<T>(args: string[]): Promise<T> {
+        this.commands.push(args[0]!);
+        return super.command<T>(args);
+      }
+    }
+    const keep = new Watching(redisOptions({ restart: 'keep' }));
+    await replay(keep, await keep.storeEvent('A', msg(1)));
+    expect(keep.commands).not.toContain('INFO');
+    const fresh = new Watching(redisOptions());
+    await replay(fresh, await fresh.storeEvent('A', msg(1)));
+    expect(fresh.commands.filter((c) => c === 'INFO')).toHaveLength(2);
+  });
+
   test('every key of a session expires ttlSeconds after its last write', async () => {
     const store = new RedisContinuityEventStore(redisOptions({ ttlSeconds: 30 }));
     const k = streamOf(await store.storeEvent('A', msg(1))).split('-s')[1]!;
@@ -322,7 +369,10 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
     const cursor = await store.storeEvent('A', msg(1));
     gone.destroy();
     const t0 = Date.now();
-    await expect(store.storeEvent('A', msg(2))).rejects.toBeInstanceOf(EventStoreUnavailableError);
+    const error = await store.storeEvent('A', msg(2)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EventStoreUnavailableError);
+    expect((error as Error).name).toBe('EventStoreUnavailableError');
+    expect((error as Error).message).toBe('Redis is not connected (EVALSHA not sent)');
     await expect(replay(store, cursor)).rejects.toBeInstanceOf(EventStoreUnavailableError);
     expect(Date.now() - t0).toBeLessThan(500);
     // Through the real 2.x transport: a resume meets the error as a 500.
@@ -396,6 +446,36 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
     }
     expect(await clients()).toBe(before);
   });
+
+  test.each([2, 3] as const)(
+    'follow on a RESP%s client: forwards what another instance appends',
+    async (RESP) => {
+      const own = createClient({ url: URL, RESP, disableOfflineQueue: true });
+      own.on('error', () => {});
+      await own.connect();
+      try {
+        const shared = { prefix: uniquePrefix(), epoch: 'r' + Date.now().toString(36) };
+        const a = new RedisContinuityEventStore({ client: client!, ...shared, instanceId: 'a' });
+        const b = new RedisContinuityEventStore({
+          client: own as unknown as RedisClient,
+          ...shared,
+          instanceId: 'b',
+          follow: { blockMs: 200, maxMs: 10_000 },
+        });
+        const cursor = await a.storeEvent('S', msg(1));
+        const sent: string[] = [];
+        await b.replayEventsAfter(cursor, { send: async (id) => void sent.push(id) });
+        await a.storeEvent('S', msg(2));
+        await a.storeEvent('S', response(7));
+        for (let i = 0; i < 100 && b.following > 0; i++)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(sent).toEqual(['', `${streamOf(cursor)}-2`, `${streamOf(cursor)}-3`]);
+        expect(b.following).toBe(0);
+      } finally {
+        own.destroy();
+      }
+    },
+  );
 
   test('follow: a writer that is gone before the response is reported in band, then the follow stops', async () => {
     const shared = { prefix: uniquePrefix(), epoch: 'w' + Date.now().toString(36) };
@@ -556,6 +636,10 @@ describe.skipIf(findRedisServer() === null)('Redis failures the store must name'
       expect(String(error)).toMatch(/out of memory \(maxmemory\)/);
       expect(error).toBeInstanceOf(EventStoreOutOfMemoryError);
       expect(error).toBeInstanceOf(EventStoreUnavailableError);
+      expect((error as Error).name).toBe('EventStoreOutOfMemoryError');
+      expect((error as Error).message).toMatch(
+        /^Redis is out of memory \(maxmemory\) and refused EVALSHA; nothing was stored: OOM /,
+      );
     } finally {
       c.destroy();
       await redis.stop();
