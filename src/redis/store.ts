@@ -187,6 +187,21 @@ export interface WriterLost {
   };
 }
 
+/**
+ * `reply`, or a rejection after `ms`. node-redis's own `timeout` bounds only the wait before a
+ * command is written: once it is on the wire, a Redis that stops answering (paused, partitioned
+ * with the connection still open) would hold the caller for ever.
+ */
+function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
+  });
+  // A failure after the bound has already been reported as the timeout.
+  reply.catch(() => {});
+  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
+}
+
 /** A Redis stream entry as the store reads it. */
 interface Entry {
   seq: number;
@@ -325,7 +340,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
       throw new EventStoreUnavailableError(`Redis is not connected (${args[0]} not sent)`);
     }
     try {
-      return await this.client.sendCommand<T>(args, { timeout: this.timeoutMs });
+      const reply = this.client.sendCommand<T>(args, { timeout: this.timeoutMs });
+      return await withinMs(reply, this.timeoutMs);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       if (msg.startsWith('OOM')) {
@@ -525,18 +541,22 @@ export class RedisContinuityEventStore implements EventStoreLike {
       try {
         await conn.connect();
         while (!stopped && !ended && Date.now() < deadline) {
-          const reply = await conn.sendCommand<unknown>(
-            [
-              'XREAD',
-              'COUNT',
-              '64',
-              'BLOCK',
-              String(blockMs),
-              'STREAMS',
-              this.streamKey(k),
-              `0-${last}`,
-            ],
-            { timeout: blockMs + this.timeoutMs },
+          const bound = blockMs + this.timeoutMs;
+          const reply = await withinMs(
+            conn.sendCommand<unknown>(
+              [
+                'XREAD',
+                'COUNT',
+                '64',
+                'BLOCK',
+                String(blockMs),
+                'STREAMS',
+                this.streamKey(k),
+                `0-${last}`,
+              ],
+              { timeout: bound },
+            ),
+            bound,
           );
           const got = entries(xreadEntries(reply));
           if (stopped) break;
