@@ -431,28 +431,17 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
   });
 
   test('follow: forwards what another instance appends, skips its own, stops at the response, leaks no connection', async () => {
-    const shared = { prefix: uniquePrefix(), epoch: 'f' + Date.now().toString(36) };
-    const a = new RedisContinuityEventStore({ client: client!, ...shared, instanceId: 'a' });
-    const b = new RedisContinuityEventStore({
-      client: client!,
-      ...shared,
-      instanceId: 'b',
-      follow: { blockMs: 200, maxMs: 10_000 },
-    });
     const clients = async () =>
       (await client!.sendCommand<string>(['CLIENT', 'LIST'])).trim().split('\n').length;
     const before = await clients();
-    const cursor = await a.storeEvent('S', msg(1));
-    const sent: string[] = [];
-    await b.replayEventsAfter(cursor, { send: async (id) => void sent.push(id) });
-    expect(sent).toEqual(['']);
+    const { a, b, S, sent, resume, stopped } = await followPair({ blockMs: 200, maxMs: 10_000 });
+    await resume();
+    expect(sent.map((e) => e.id)).toEqual(['']);
     await a.storeEvent('S', msg(2));
     await b.storeEvent('S', msg(3)); // b's own: its transport writes it, not the follower
     await a.storeEvent('S', response(7));
-    for (let i = 0; i < 100 && b.following > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    const S = streamOf(cursor);
-    expect(sent).toEqual(['', `${S}-2`, `${S}-4`]);
-    expect(b.following).toBe(0);
+    expect(await stopped()).toBe(true);
+    expect(sent.map((e) => e.id)).toEqual(['', `${S}-2`, `${S}-4`]);
     for (let i = 0; i < 50 && (await clients()) > before; i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -476,23 +465,15 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
       own.on('error', () => {});
       await own.connect();
       try {
-        const shared = { prefix: uniquePrefix(), epoch: 'r' + Date.now().toString(36) };
-        const a = new RedisContinuityEventStore({ client: client!, ...shared, instanceId: 'a' });
-        const b = new RedisContinuityEventStore({
-          client: own as unknown as RedisClient,
-          ...shared,
-          instanceId: 'b',
-          follow: { blockMs: 200, maxMs: 10_000 },
-        });
-        const cursor = await a.storeEvent('S', msg(1));
-        const sent: string[] = [];
-        await b.replayEventsAfter(cursor, { send: async (id) => void sent.push(id) });
+        const { a, S, sent, resume, stopped } = await followPair(
+          { blockMs: 200, maxMs: 10_000 },
+          { client: own },
+        );
+        await resume();
         await a.storeEvent('S', msg(2));
         await a.storeEvent('S', response(7));
-        for (let i = 0; i < 100 && b.following > 0; i++)
-          await new Promise((r) => setTimeout(r, 20));
-        expect(sent).toEqual(['', `${streamOf(cursor)}-2`, `${streamOf(cursor)}-3`]);
-        expect(b.following).toBe(0);
+        expect(await stopped()).toBe(true);
+        expect(sent.map((e) => e.id)).toEqual(['', `${S}-2`, `${S}-3`]);
       } finally {
         own.destroy();
       }
