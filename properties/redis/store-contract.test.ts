@@ -228,6 +228,10 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
     expect(new RedisContinuityEventStore({ client: client! }).base).toMatch(
       /^mcpr:\{[0-9a-f]{10}\}$/,
     );
+    // No precheck: no getStreamIdForEventId (the SDK would then answer 409 to a racing resume).
+    expect(
+      new RedisContinuityEventStore({ client: client! }).getStreamIdForEventId,
+    ).toBeUndefined();
   });
 
   /** Appends `n` events from each of two clients to one stream, all at once. */
@@ -343,6 +347,10 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
       { stream: streamOf(first), after: 2, floor: 3, head: 2 },
     ]);
     await expect(replay(store, first)).rejects.toThrow(/below the retained floor 3/);
+    // follow.maxMs 0: the follower the replay started stops at once.
+    for (let i = 0; i < 100 && store.following > 0; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(store.following).toBe(0);
   });
 
   test("restart: 'keep' never asks for the server's run_id", async () => {
@@ -548,22 +556,47 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
   });
 
   test('follow: a writer that is gone before the response is reported in band, then the follow stops', async () => {
-    const shared = { prefix: uniquePrefix(), epoch: 'w' + Date.now().toString(36) };
-    const a = new RedisContinuityEventStore({ client: client!, ...shared, instanceId: 'a' });
-    const b = new RedisContinuityEventStore({
-      client: client!,
-      ...shared,
-      instanceId: 'b',
-      follow: { blockMs: 100, maxMs: 10_000, writerAlive: async () => false },
+    const { S, sent, resume, stopped } = await followPair({
+      blockMs: 100,
+      maxMs: 10_000,
+      writerAlive: async () => false,
     });
-    const cursor = await a.storeEvent('S', msg(1));
-    const sent: StoredMessage[] = [];
-    await b.replayEventsAfter(cursor, { send: async (_id, m) => void sent.push(m) });
-    for (let i = 0; i < 100 && b.following > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(sent.map((m) => m.method)).toEqual([
-      'notifications/mcp-resumption/replay',
-      WRITER_LOST_METHOD,
-    ]);
+    await resume();
+    expect(await stopped()).toBe(true);
+    expect(sent[1]).toEqual({
+      id: '',
+      message: {
+        jsonrpc: '2.0',
+        method: 'notifications/mcp-resumption/writer-lost',
+        params: { stream: S, head: 1, writer: 'a' },
+      },
+    });
+    expect(sent).toHaveLength(2);
+    expect(WRITER_LOST_METHOD).toBe('notifications/mcp-resumption/writer-lost');
+  });
+
+  test('follow: events evicted before the follower read them stop the follow, never a gap', async () => {
+    const { a, b, S, sent, resume, stopped } = await followPair({ blockMs: 1000, maxMs: 10_000 });
+    await resume();
+    // Entries 2..6 in one transaction, trimmed to the last 2: the follower wakes to 5 and 6.
+    const key = a.streamKey(S.split('-s')[1]!);
+    const multi = client!.multi();
+    for (let i = 2; i <= 6; i++) {
+      multi.addCommand([
+        'XADD',
+        key,
+        'MAXLEN',
+        '2',
+        `0-${i}`,
+        'm',
+        JSON.stringify(msg(i)),
+        'w',
+        'a',
+      ]);
+    }
+    await multi.exec();
+    expect(await stopped()).toBe(true);
+    expect(sent.map((e) => e.id)).toEqual(['']);
     expect(b.following).toBe(0);
   });
 });
@@ -687,6 +720,26 @@ describe.skipIf(findRedisServer() === null)('Redis failures the store must name'
       });
       await expect(run).rejects.toThrow(/restarted during the replay/);
       expect(sent).toEqual(['', `${streamOf(first)}-2`]);
+    } finally {
+      c.destroy();
+      await redis.stop();
+    }
+  });
+
+  test('Redis restarted (AOF, every write kept): a resume before any append is refused as from before the restart', async () => {
+    const redis = await crashableRedis(PERSISTENCE[3]!);
+    const c = await connectRedis(redis.url);
+    try {
+      const store = new RedisContinuityEventStore({ client: c, epoch: 'rr', prefix: 'p' });
+      const first = await store.storeEvent('A', msg(1));
+      await store.storeEvent('A', msg(2));
+      expect((await replay(store, first)).sent).toHaveLength(2);
+      await redis.kill9();
+      await redis.restart();
+      for (let i = 0; i < 200 && !c.isReady; i++) await new Promise((r) => setTimeout(r, 50));
+      await expect(replay(store, first)).rejects.toThrow(
+        /^stream rr-s\d+ is from before a Redis restart \(another incarnation\)$/,
+      );
     } finally {
       c.destroy();
       await redis.stop();
