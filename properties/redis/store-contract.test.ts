@@ -746,6 +746,30 @@ describe.skipIf(findRedisServer() === null)('Redis failures the store must name'
     }
   });
 
+  test('Redis killed while a follower blocks: the follow stops, and nothing is thrown at the process', async () => {
+    const redis = await crashableRedis(PERSISTENCE[0]!);
+    const c = await connectRedis(redis.url);
+    try {
+      const shared = { client: c, epoch: 'fk', prefix: 'p' };
+      const a = new RedisContinuityEventStore({ ...shared, instanceId: 'a' });
+      const b = new RedisContinuityEventStore({
+        ...shared,
+        instanceId: 'b',
+        follow: { blockMs: 5000, maxMs: 60_000 },
+      });
+      const cursor = await a.storeEvent('S', msg(1));
+      await b.replayEventsAfter(cursor, { send: async () => {} });
+      expect(b.following).toBe(1);
+      await new Promise((r) => setTimeout(r, 100)); // the follower's XREAD BLOCK is on the wire
+      await redis.kill9();
+      for (let i = 0; i < 200 && b.following > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(b.following).toBe(0);
+    } finally {
+      c.destroy();
+      await redis.stop();
+    }
+  });
+
   test('Redis paused (CLIENT PAUSE) past commandTimeoutMs: "did not answer", at the bound', async () => {
     const redis = await crashableRedis(PERSISTENCE[0]!);
     const c = await connectRedis(redis.url);
