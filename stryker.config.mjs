@@ -2,8 +2,8 @@
 /**
  * Mutation testing of the decision core: `npm run mutation` (not part of `npm test`; a run over
  * all files below takes tens of minutes). Narrow it with `npm run mutation -- --mutate <file>`.
- * The tests are the machine and trace suites only (vitest.mutation.config.ts), with a fixed
- * seed. Reports: the score per file on the console, and reports/mutation/ (html, json).
+ * The tests are the machine, trace and store suites only (vitest.mutation.config.ts), with a
+ * fixed seed; the store suites need a redis-server (they start their own). Reports: the score per file on the console, and reports/mutation/ (html, json).
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
@@ -16,6 +16,8 @@ const config = {
     'src/trace/checker.ts',
     'src/trace/format.ts',
     'src/trace/engine.ts',
+    'src/runtime/continuity-store.ts',
+    'src/redis/store.ts',
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },

@@ -3,7 +3,8 @@ import base from './vitest.config.js';
 
 /**
  * The test selection for `npm run mutation` (stryker.config.mjs): only the machine and trace
- * suites, the ones that exercise the mutated files, with a fixed seed so that a mutant is
+ * suites and the two store suites (both stores' contract, with its crash-and-restart case, and
+ * the in-process store's own), the ones that exercise the mutated files, with a fixed seed so that a mutant is
  * killed (or survives) the same way on every run. `MCPR_SEED` in the environment still wins.
  * (`MCPR_RUNS_SCALE` cannot go below 1, so the run counts stay those of `npm test`.)
  */
@@ -11,7 +12,12 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: ['properties/machine/**/*.test.ts', 'properties/trace/**/*.test.ts'],
+    include: [
+      'properties/machine/**/*.test.ts',
+      'properties/trace/**/*.test.ts',
+      'properties/conformance/continuity-store.test.ts',
+      'properties/redis/store-contract.test.ts',
+    ],
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
   },
 });

@@ -94,7 +94,12 @@ export const redisBench: Bench = {
             'x',
           ]),
         );
-        const storeMs = await pooled(N, width, (i) => store.storeEvent('S', message(i)));
+        // The stream's number is drawn at random (its incarnation): read it off an id.
+        let stream = '';
+        const storeMs = await pooled(N, width, async (i) => {
+          const id = await store.storeEvent('S', message(i));
+          stream ||= id.slice(0, id.lastIndexOf('-'));
+        });
         if (round === 0) continue; // warm-up
         const raw = (N / rawMs) * 1000;
         const mine = (N / storeMs) * 1000;
@@ -102,7 +107,7 @@ export const redisBench: Bench = {
           `appends/s (${N}, ${width} in flight): store ${mine.toFixed(0)}, raw XADD ${raw.toFixed(0)}, ratio ${(mine / raw).toFixed(2)}`,
         );
         log(lines.at(-1)!);
-        const cursor = `${store.epoch}-s1-1`;
+        const cursor = `${stream}-1`;
         let sent = 0;
         const t0 = performance.now();
         await store.replayEventsAfter(cursor, { send: async () => void sent++ });

@@ -37,6 +37,27 @@ describe('ContinuityEventStore', () => {
     expect((v1 as ContinuityEventStore).getStreamIdForEventId).toBeUndefined();
   });
 
+  test.each([
+    [{ capacity: 0 }, /^capacity and maxStreams must be at least 1$/],
+    [{ capacity: Number.NaN }, /^capacity and maxStreams must be at least 1$/],
+    [{ maxStreams: 0 }, /^capacity and maxStreams must be at least 1$/],
+    [{ epoch: 'A1' }, /^epoch must be \[0-9a-z\]\+$/],
+    [{ epoch: 'a-' }, /^epoch must be \[0-9a-z\]\+$/],
+  ])('refuses the options %o', (options, message) => {
+    expect(() => new ContinuityEventStore(options)).toThrow(message);
+  });
+
+  test('takes the smallest bounds (one event, one stream)', async () => {
+    const store = new ContinuityEventStore({ capacity: 1, maxStreams: 1, epoch: 'a1' });
+    expect(await store.storeEvent('A', msg(1))).toBe('a1-s1-1');
+  });
+
+  test('isReplayAck: only an object with the method', () => {
+    for (const v of [null, undefined, 'x', 5, {}, { method: 'm' }])
+      expect(isReplayAck(v)).toBe(false);
+    expect(isReplayAck({ method: 'notifications/mcp-resumption/replay' })).toBe(true);
+  });
+
   test('ids name the stream and count each stream from 1 without gaps', async () => {
     const store = new ContinuityEventStore({ epoch: 'e1' });
     const a = [await store.storeEvent('A', msg(1)), await store.storeEvent('B', msg(1))];
@@ -93,6 +114,69 @@ describe('ContinuityEventStore', () => {
       },
     });
     expect(sent).toEqual(['', 'e1-s1-2', 'e1-s1-3']);
+  });
+
+  test("300 streams round-robin on one store (maxStreams 256): never renumbered; an evicted stream's cursors refused, a retained one's replayed exactly", async () => {
+    const store = new ContinuityEventStore({ epoch: 'e1' });
+    const ids = new Map<string, string[]>();
+    for (let round = 1; round <= 3; round++) {
+      for (let s = 0; s < 300; s++) {
+        const id = await store.storeEvent(`S${s}`, msg(round));
+        ids.set(`S${s}`, [...(ids.get(`S${s}`) ?? []), id]);
+      }
+    }
+    const parts = (id: string) => CONTINUITY_ID_PATTERN.exec(id)!.groups!;
+    for (const list of ids.values()) {
+      expect(new Set(list.map((id) => parts(id).stream)).size).toBe(1);
+      expect(list.map((id) => Number(parts(id).seq))).toEqual([1, 2, 3]);
+    }
+    // S0..S43 were written least recently: evicted, every cursor of theirs refused.
+    for (const cursor of [...ids.get('S0')!, ...ids.get('S43')!]) {
+      await expect(replay(store, cursor)).rejects.toBeInstanceOf(UnreplayableCursorError);
+    }
+    // S44..S299 are retained: a cursor replays exactly what followed it.
+    for (const s of ['S44', 'S299']) {
+      const [, second, third] = ids.get(s)!;
+      const { stream, sent } = await replay(store, second!);
+      expect(stream).toBe(s);
+      expect(sent.map((e) => e.id)).toEqual(['', third]);
+      expect(sent[1]!.message).toEqual(msg(3));
+    }
+  });
+
+  test('an evicted stream written again keeps its number and counts on; its older cursors stay refused', async () => {
+    const store = new ContinuityEventStore({ epoch: 'e1', maxStreams: 1 });
+    const a1 = await store.storeEvent('A', msg(1));
+    const a2 = await store.storeEvent('A', msg(2));
+    await store.storeEvent('B', msg(1)); // evicts A
+    await expect(replay(store, a2)).rejects.toThrow(/evicted/);
+    const a3 = await store.storeEvent('A', msg(3)); // evicts B, A is back
+    expect([a1, a2, a3]).toEqual(['e1-s1-1', 'e1-s1-2', 'e1-s1-3']);
+    await expect(replay(store, a1)).rejects.toBeInstanceOf(UnreplayableCursorError);
+    // Nothing after a2 was lost: 3 is retained.
+    expect((await replay(store, a2)).sent.map((e) => e.id)).toEqual(['', a3]);
+  });
+
+  test('a replay is a use: the least recently used stream is evicted, not the one just resumed', async () => {
+    const store = new ContinuityEventStore({ epoch: 'e1', maxStreams: 2 });
+    const a = await store.storeEvent('A', msg(1));
+    const b = await store.storeEvent('B', msg(1));
+    await replay(store, a);
+    await store.storeEvent('C', msg(1)); // evicts B, the least recently used
+    expect((await replay(store, a)).stream).toBe('A');
+    await expect(replay(store, b)).rejects.toBeInstanceOf(UnreplayableCursorError);
+  });
+
+  test('evicted streams are remembered up to 16 x maxStreams; one forgotten beyond that is a new stream if written again', async () => {
+    const store = new ContinuityEventStore({ epoch: 'e1', maxStreams: 1 });
+    const a1 = await store.storeEvent('A', msg(1));
+    for (let s = 1; s <= 16; s++) await store.storeEvent(`X${s}`, msg(1));
+    expect(await store.storeEvent('A', msg(2))).toBe('e1-s1-2'); // 16 evicted: still known
+    for (let s = 1; s <= 17; s++) await store.storeEvent(`Y${s}`, msg(1));
+    const again = await store.storeEvent('A', msg(3)); // forgotten: a new number, from 1
+    expect(again).toMatch(/^e1-s\d+-1$/);
+    expect(again).not.toBe(a1);
+    await expect(replay(store, a1)).rejects.toBeInstanceOf(UnreplayableCursorError);
   });
 
   test('beyond maxStreams the least recently written stream is dropped, and refused', async () => {

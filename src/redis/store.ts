@@ -2,9 +2,12 @@
  * `RedisContinuityEventStore`: the `ContinuityEventStore` contract (ids `<epoch>-s<k>-<seq>`, a
  * contiguous per-stream sequence, bounded retention with a stated floor, refusal of every
  * cursor it cannot replay, the in-band replay acknowledgment) on Redis Streams, shared by every
- * instance of a server. See docs/conformance.md ("Beyond one process") for the design.
+ * instance of a server. The stream number `k` is the stream's incarnation: drawn at random by
+ * its first append, and drawn again after a Redis restart, so that no id is issued twice for
+ * different messages whatever Redis lost. See docs/stores.md for the design and the Redis
+ * settings that keep a resume honest.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { createClient } from 'redis';
 import {
   CONTINUITY_ID_PATTERN,
@@ -19,7 +22,8 @@ import {
 export type RedisClient = ReturnType<typeof createClient>;
 
 /**
- * Redis did not answer (not connected, or no reply within the command timeout). The SDK
+ * Redis did not answer (not connected, or no reply within the command timeout), or refused to
+ * store (see {@link EventStoreOutOfMemoryError}). The SDK
  * transports answer a resume that meets it with **500** (`Error replaying events`) and report
  * it through `onerror`; a host that looks the session up first (see `SessionRegistry`) answers
  * **503** before the transport is involved.
@@ -32,25 +36,55 @@ export class EventStoreUnavailableError extends Error {
 }
 
 /**
- * The append, as one Lua script: find (or number) the stream, `HINCRBY` its head, `XADD` the
- * event under the explicit id `0-<head>` with `MAXLEN <capacity>` (exact), refresh the TTLs.
- * Lua, not `MULTI`: the entry id depends on the result of the `HINCRBY`, and a command queued
- * in a `MULTI` cannot use the result of another queued command; a `WATCH`/`MULTI` retry loop
- * would work but retries under contention (two instances appending to one stream), whereas a
- * script runs to completion without interleaving, once.
+ * Redis answered `OOM` (`maxmemory` reached with `maxmemory-policy noeviction`): it refuses to
+ * store anything until memory is freed. Nothing was stored; the message says so.
+ */
+export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EventStoreOutOfMemoryError';
+  }
+}
+
+/**
+ * The append, as one Lua script: check the incarnation, find (or number) the stream, `HINCRBY`
+ * its head, `XADD` the event under the explicit id `0-<head>` with `MAXLEN <capacity>` (exact),
+ * refresh the TTLs. Lua, not `MULTI`: the entry id depends on the result of the `HINCRBY`, and
+ * a command queued in a `MULTI` cannot use the result of another queued command; a
+ * `WATCH`/`MULTI` retry loop would work but retries under contention (two instances appending
+ * to one stream), whereas a script runs to completion without interleaving, once.
  *
- * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`next`).
+ * The incarnation: with `restart: 'new-incarnation'`, the session's `meta` holds the `run_id`
+ * of the Redis process that wrote it. A different `run_id` means Redis restarted since, and
+ * what it reloaded (nothing, an RDB snapshot, an AOF) may be older than what was issued: the
+ * script then drops every stream of the session, so each is numbered again. A stream's number
+ * is the candidate drawn at random by the caller (12 digits), moved on past any number the
+ * session already uses: after a loss no stream takes a lost stream's number (but with chance
+ * about n/10^12), so no cursor is ever served another stream's events and no id string is
+ * issued twice.
+ *
+ * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`run`).
  * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none),
- * 7 the stream's number when the caller already knows it ('' otherwise: a stream's number never
- * changes once assigned, so a cached one saves the HGET on every append after the first).
+ * 7 a random candidate number, 8 the restart mode ('new-incarnation' or 'keep').
  * The stream's key, `<base>:s<k>`, is derived in the script; every key carries the session's
  * hash tag `{epoch}`, so in a cluster they all live in one slot.
  */
 export const APPEND_SCRIPT = `
-local k = ARGV[7]
-if k == '' then k = redis.call('HGET', KEYS[1], ARGV[2]) end
+if ARGV[8] ~= 'keep' then
+  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+  local seen = redis.call('HGET', KEYS[4], 'run')
+  if seen ~= run then
+    if seen then
+      for _, n in ipairs(redis.call('HKEYS', KEYS[2])) do redis.call('DEL', ARGV[1] .. ':s' .. n) end
+      redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+    end
+    redis.call('HSET', KEYS[4], 'run', run)
+  end
+end
+local k = redis.call('HGET', KEYS[1], ARGV[2])
 if not k then
-  k = tostring(redis.call('HINCRBY', KEYS[4], 'next', 1))
+  k = ARGV[7]
+  while redis.call('HEXISTS', KEYS[2], k) == 1 do k = tostring(tonumber(k) + 1) end
   redis.call('HSET', KEYS[1], ARGV[2], k)
   redis.call('HSET', KEYS[2], k, ARGV[2])
 end
@@ -101,6 +135,15 @@ export interface RedisContinuityEventStoreOptions {
   follow?: FollowOptions;
   /** Refuse through `getStreamIdForEventId` (SDK answer 400), as `ContinuityEventStore`'s. */
   precheck?: boolean;
+  /**
+   * What a Redis restart does to the session's log. `'new-incarnation'` (default): every stream
+   * is numbered again at its next append and every cursor from before the restart is refused,
+   * whatever Redis reloaded: honest under any persistence. `'keep'`: cursors stay valid across
+   * a restart; honest only when Redis reloads every acknowledged write (`appendonly yes`; see
+   * docs/stores.md), never with RDB snapshots. Every instance serving the session must use the
+   * same.
+   */
+  restart?: 'new-incarnation' | 'keep';
 }
 
 /** How a replay keeps following its stream for events written by other instances. */
@@ -142,6 +185,21 @@ export interface WriterLost {
     /** The instance that stopped. */
     writer: string;
   };
+}
+
+/**
+ * `reply`, or a rejection after `ms`. node-redis's own `timeout` bounds only the wait before a
+ * command is written: once it is on the wire, a Redis that stops answering (paused, partitioned
+ * with the connection still open) would hold the caller for ever.
+ */
+function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
+  });
+  // A failure after the bound has already been reported as the timeout.
+  reply.catch(() => {});
+  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
 }
 
 /** A Redis stream entry as the store reads it. */
@@ -228,9 +286,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
   private readonly pageSize: number;
   private readonly timeoutMs: number;
   private readonly follow: FollowOptions | undefined;
+  private readonly restart: 'new-incarnation' | 'keep';
   private sha: string | undefined;
-  /** Stream id → its number `k`, once an append returned it (numbers never change). */
-  private readonly numbers = new Map<string, string>();
   private readonly followers = new Map<string, () => void>();
   private closed = false;
 
@@ -241,6 +298,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
     this.pageSize = options.pageSize ?? 256;
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.follow = options.follow;
+    this.restart = options.restart ?? 'new-incarnation';
     if (!(this.capacity >= 1) || !(this.pageSize >= 1)) {
       throw new Error('capacity and pageSize must be at least 1');
     }
@@ -273,15 +331,24 @@ export class RedisContinuityEventStore implements EventStoreLike {
     return `${this.base}:s${k}`;
   }
 
-  /** Sends one command, bounded; {@link EventStoreUnavailableError} when Redis does not answer. */
+  /**
+   * Sends one command, bounded; {@link EventStoreUnavailableError} when Redis does not answer,
+   * {@link EventStoreOutOfMemoryError} when it refuses for want of memory.
+   */
   protected async command<T>(args: string[]): Promise<T> {
     if (!this.client.isReady) {
       throw new EventStoreUnavailableError(`Redis is not connected (${args[0]} not sent)`);
     }
     try {
-      return await this.client.sendCommand<T>(args, { timeout: this.timeoutMs });
+      const reply = this.client.sendCommand<T>(args, { timeout: this.timeoutMs });
+      return await withinMs(reply, this.timeoutMs);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
+      if (msg.startsWith('OOM')) {
+        throw new EventStoreOutOfMemoryError(
+          `Redis is out of memory (maxmemory) and refused ${args[0]}; nothing was stored: ${msg}`,
+        );
+      }
       if (/NOSCRIPT|WRONGTYPE|ERR|syntax/i.test(msg) && !/timeout/i.test(msg)) throw e;
       throw new EventStoreUnavailableError(`Redis did not answer ${args[0]}: ${msg}`);
     }
@@ -292,7 +359,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
     const k = this.keys;
     const args = [k.ids, k.names, k.heads, k.meta, this.base, streamId, JSON.stringify(message)];
     args.push(this.instanceId, String(this.capacity), String(this.ttlSeconds));
-    args.push(this.numbers.get(streamId) ?? '');
+    args.push(String(randomInt(1e11, 1e12)), this.restart);
     if (this.sha === undefined) {
       this.sha = await this.command<string>(['SCRIPT', 'LOAD', APPEND_SCRIPT]);
     }
@@ -303,9 +370,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
       if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
       reply = await this.command(['EVAL', APPEND_SCRIPT, '4', ...args]);
     }
-    const number = String(reply[0]);
-    this.numbers.set(streamId, number);
-    return [number, Number(reply[1])];
+    return [String(reply[0]), Number(reply[1])];
   }
 
   /** Stores an event: the next sequence number of its stream, atomically across instances. */
@@ -327,6 +392,19 @@ export class RedisContinuityEventStore implements EventStoreLike {
     const h = Number(head);
     const firstEntry = entries(first)[0];
     return { streamId: name, head: h, floor: firstEntry ? firstEntry.seq : h + 1 };
+  }
+
+  /**
+   * Whether the session's log was written by the Redis process running now (always, with
+   * `restart: 'keep'`): after a restart what Redis reloaded may be older than what was issued.
+   */
+  private async sameIncarnation(): Promise<boolean> {
+    if (this.restart === 'keep') return true;
+    const [info, run] = await Promise.all([
+      this.command<string>(['INFO', 'server']),
+      this.command<string | null>(['HGET', this.keys.meta, 'run']),
+    ]);
+    return run !== null && String(info).includes(`run_id:${run}`);
   }
 
   /** The writer of the last entry of stream `k` (`''` when it is empty). */
@@ -357,8 +435,11 @@ export class RedisContinuityEventStore implements EventStoreLike {
       return { refused: `id of another store (session): ${eventId}` };
     }
     const k = key.slice(this.epoch.length + 2);
-    const state = await this.streamState(k);
+    const [state, current] = await Promise.all([this.streamState(k), this.sameIncarnation()]);
     if (!state?.streamId) return { refused: `stream ${key} is not retained` };
+    if (!current) {
+      return { refused: `stream ${key} is from before a Redis restart (another incarnation)` };
+    }
     if (!Number.isSafeInteger(cursor) || cursor > state.head) {
       return { refused: `cursor ${cursor} is ahead of the stream head ${state.head}` };
     }
@@ -418,6 +499,10 @@ export class RedisContinuityEventStore implements EventStoreLike {
       // A short page may be followed by events stored while it was sent: read until empty.
       if (page.length === 0) break;
     }
+    // Redis restarted while the pages were read: what they held may end short of the head.
+    if (!(await this.sameIncarnation())) {
+      throw new UnreplayableCursorError(`Redis restarted during the replay of ${label}`);
+    }
     if (this.follow && !done && !this.closed) this.startFollower(k, label, next - 1, writer, send);
     else this.follow?.onStop?.();
     return r.streamId;
@@ -456,18 +541,22 @@ export class RedisContinuityEventStore implements EventStoreLike {
       try {
         await conn.connect();
         while (!stopped && !ended && Date.now() < deadline) {
-          const reply = await conn.sendCommand<unknown>(
-            [
-              'XREAD',
-              'COUNT',
-              '64',
-              'BLOCK',
-              String(blockMs),
-              'STREAMS',
-              this.streamKey(k),
-              `0-${last}`,
-            ],
-            { timeout: blockMs + this.timeoutMs },
+          const bound = blockMs + this.timeoutMs;
+          const reply = await withinMs(
+            conn.sendCommand<unknown>(
+              [
+                'XREAD',
+                'COUNT',
+                '64',
+                'BLOCK',
+                String(blockMs),
+                'STREAMS',
+                this.streamKey(k),
+                `0-${last}`,
+              ],
+              { timeout: bound },
+            ),
+            bound,
           );
           const got = entries(xreadEntries(reply));
           if (stopped) break;

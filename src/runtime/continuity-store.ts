@@ -74,7 +74,13 @@ export interface ContinuityEventStoreOptions {
    * `head - capacity + 1`. Default 1024.
    */
   capacity?: number;
-  /** Streams retained; the least recently written stream is dropped beyond it. Default 256. */
+  /**
+   * Streams retained with their events. Beyond it the least recently used stream (written or
+   * replayed) is evicted: its events are dropped and every cursor of it is refused until it is
+   * written again. Its number and head are kept (for up to {@link EVICTED_PER_STREAM} ×
+   * `maxStreams` evicted streams), so that a stream written after its eviction keeps its number
+   * and counts on: a live stream is never renumbered. Default 256.
+   */
   maxStreams?: number;
   /** The store's epoch (part of every id); random by default. */
   epoch?: string;
@@ -88,6 +94,13 @@ export interface ContinuityEventStoreOptions {
   precheck?: boolean;
 }
 
+/**
+ * Evicted streams whose number and head a {@link ContinuityEventStore} remembers, per retained
+ * stream (`maxStreams`). One forgotten beyond it that is written again is a new stream (a new
+ * number, from 1); its old cursors stay refused (the guard sees another stream's ids).
+ */
+export const EVICTED_PER_STREAM = 16;
+
 interface StreamLog {
   readonly key: string;
   readonly streamId: string;
@@ -95,6 +108,8 @@ interface StreamLog {
   head: number;
   /** Retained events, oldest first; `events[i]` has seq `head - events.length + 1 + i`. */
   events: StoredMessage[];
+  /** Dropped with its events (least recently used beyond `maxStreams`): every cursor refused. */
+  evicted: boolean;
 }
 
 /** Raised by `replayEventsAfter` when the cursor stopped being replayable (the SDK answers 500). */
@@ -111,7 +126,8 @@ export class UnreplayableCursorError extends Error {
  * every replay in band.
  *
  * - ids: `<epoch>-s<k>-<seq>` ({@link CONTINUITY_ID_PATTERN}); `seq` is 1, 2, 3, … per stream.
- * - retention: the last `capacity` events of each stream, `maxStreams` streams.
+ * - retention: the last `capacity` events of each stream, `maxStreams` streams (least recently
+ *   used evicted whole, their cursors refused; never renumbered).
  * - refusal of an id of another store (another session or process: the epoch differs), an
  *   unknown stream, a cursor ahead of the head, or one below the floor: `replayEventsAfter`
  *   throws before sending anything and the SDK transport answers **500** (`Error replaying
@@ -143,7 +159,10 @@ export class ContinuityEventStore implements EventStoreLike {
   readonly capacity: number;
   /** Streams retained. */
   readonly maxStreams: number;
-  private readonly byStreamId = new Map<string, StreamLog>();
+  /** Retained streams, least recently used first (Map order is the eviction order). */
+  private readonly live = new Map<string, StreamLog>();
+  /** Evicted streams (number and head only), oldest eviction first. */
+  private readonly evicted = new Map<string, StreamLog>();
   private readonly byKey = new Map<string, StreamLog>();
   private nextKey = 1;
 
@@ -171,25 +190,48 @@ export class ContinuityEventStore implements EventStoreLike {
 
   /** Stores an event: the next sequence number of its stream. */
   async storeEvent(streamId: string, message: StoredMessage): Promise<string> {
-    let log = this.byStreamId.get(streamId);
-    if (log) {
-      // Most recently written last: Map order is the eviction order.
-      this.byStreamId.delete(streamId);
-      this.byStreamId.set(streamId, log);
-    } else {
-      log = { key: `${this.epoch}-s${this.nextKey++}`, streamId, head: 0, events: [] };
-      this.byStreamId.set(streamId, log);
-      this.byKey.set(log.key, log);
-      while (this.byStreamId.size > this.maxStreams) {
-        const oldest = this.byStreamId.values().next().value as StreamLog;
-        this.byStreamId.delete(oldest.streamId);
-        this.byKey.delete(oldest.key);
+    let log = this.live.get(streamId);
+    if (log) this.use(log);
+    else {
+      // Back after an eviction: its number and head, none of its events.
+      log = this.evicted.get(streamId);
+      if (log) {
+        this.evicted.delete(streamId);
+        log.evicted = false;
+      } else {
+        const key = `${this.epoch}-s${this.nextKey++}`;
+        log = { key, streamId, head: 0, events: [], evicted: false };
+        this.byKey.set(key, log);
       }
+      this.live.set(streamId, log);
+      this.evictBeyondLimit();
     }
     log.head += 1;
     log.events.push(message);
     if (log.events.length > this.capacity) log.events.shift();
     return `${log.key}-${log.head}`;
+  }
+
+  /** Moves `log` to the most recently used end of the eviction order. */
+  private use(log: StreamLog): void {
+    this.live.delete(log.streamId);
+    this.live.set(log.streamId, log);
+  }
+
+  /** Evicts the least recently used streams beyond `maxStreams`; forgets the oldest evicted. */
+  private evictBeyondLimit(): void {
+    while (this.live.size > this.maxStreams) {
+      const oldest = this.live.values().next().value as StreamLog;
+      this.live.delete(oldest.streamId);
+      oldest.events = [];
+      oldest.evicted = true;
+      this.evicted.set(oldest.streamId, oldest);
+    }
+    while (this.evicted.size > EVICTED_PER_STREAM * this.maxStreams) {
+      const forgotten = this.evicted.values().next().value as StreamLog;
+      this.evicted.delete(forgotten.streamId);
+      this.byKey.delete(forgotten.key);
+    }
   }
 
   /** The lowest retained sequence number of the stream (`head + 1` when nothing is retained). */
@@ -208,6 +250,9 @@ export class ContinuityEventStore implements EventStoreLike {
     }
     const log = this.byKey.get(key);
     if (!log) return { refused: `stream ${key} is not retained` };
+    if (log.evicted) {
+      return { refused: `stream ${key} was evicted (least recently used of ${this.maxStreams})` };
+    }
     if (!Number.isSafeInteger(cursor) || cursor > log.head) {
       return { refused: `cursor ${cursor} is ahead of the stream head ${log.head}` };
     }
@@ -231,6 +276,7 @@ export class ContinuityEventStore implements EventStoreLike {
     const r = this.resolve(lastEventId);
     if ('refused' in r) throw new UnreplayableCursorError(r.refused);
     const { log, cursor } = r;
+    this.use(log);
     const ack: ReplayAck = {
       jsonrpc: '2.0',
       method: REPLAY_ACK_METHOD,
