@@ -44,11 +44,12 @@ Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "
 (ms) is optional everywhere; unknown fields are ignored; blank lines are skipped.
   {"type":"open","status":200,"epoch":"e1"}       stream opened (status default 200, epoch optional)
   {"type":"event","id":41}                        SSE event; id = integer or decimal string;
-                                                  optional stream, kind, data (a priming event is
-                                                  an id with empty data: it counts like any id)
+                                                  optional stream, kind, data (a priming event,
+                                                  an id with empty data, and an id-only SSE block
+                                                  are such lines: they count like any id)
   {"type":"event","data":"..."}                   id-less data: delivered, never replayable; a
                                                   reconnect after it (before the next id) fails
-  {"type":"keepalive"}                            bytes without an id (comment, id-less ping)
+  {"type":"keepalive"}                            bytes that change no id (comment, id-less ping)
   {"type":"idle-timeout"}  {"type":"disconnect"}  {"type":"end"}   (end: the server ended the stream)
   {"type":"reconnect","cursor":41}                reconnect with Last-Event-ID (null: none sent);
                                                   stream optional
