@@ -410,10 +410,12 @@ export class TraceChecker {
       const reason = waited
         ? `the implementation waited (delayed) on an empty poll and polled again with the same cursor: ok; the episode is judged at its last reconnect (line ${lastLine}), where the oracle says ${d.outcome}: ${text}`
         : verdictText(verdict, d.outcome, poll.actual, text);
+      // The episode is named by its first and last reconnect, not by every poll's line: a
+      // listing in each of n reports would make the output (and the time) quadratic in n.
       const episode =
         n === 1
           ? ''
-          : ` [poll ${i + 1} of ${n} with cursor ${poll.cursor}, lines ${cur.polls.map((p) => p.line).join(', ')}: one episode]`;
+          : ` [poll ${i + 1} of ${n} with cursor ${poll.cursor}: one episode, reconnects from line ${first.line} to line ${lastLine}]`;
       this.report(poll, d, verdict, reason + episode, { first: first.line, polls: n });
     });
     this.current = null;
