@@ -112,6 +112,22 @@ describe('which reconnect continues an episode', () => {
   });
 });
 
+describe('issue 19 item 16: with a proof budget, t must not decrease', () => {
+  const lines = [open, ev(1, 0), end(10), rc(1, { t: 100000 }), ok200({ t: 100010 }), ev(2, 5000)];
+
+  test('a t that goes back is bad input naming its line and the line it goes back from', async () => {
+    await expect(checkTrace(lines, { proofBudget: 60000 })).rejects.toThrow(
+      'line 6: t 5000 is earlier than t 100010 on line 5: with a proof budget, t must not decrease',
+    );
+  });
+
+  test('an equal t is fine, and without a budget t is not read at all', async () => {
+    const same = [open, ev(1, 0), end(10), rc(1, { t: 10 }), ok200({ t: 10 }), ev(2, 10)];
+    expect((await checkTrace(same, { proofBudget: 0 })).reconnects[0]!.expected).toBe('resumed');
+    expect((await checkTrace(lines)).reconnects[0]!.expected).toBe('resumed');
+  });
+});
+
 describe('the proof budget', () => {
   const polled = (t: number) => [
     open,

@@ -82,7 +82,8 @@ Options:
                       and optionally (?<stream>...): e.g. '^(?<stream>.+)_(?<seq>\\d+)$'
   --proof-budget MS   an episode still unproven MS ms (by the lines' "t" fields) after its first
                       reconnect has failed; default: no budget, an episode is judged when its
-                      window closes (a "t" that is not a number is then bad input)
+                      window closes (a "t" that is not a number, or less than an earlier
+                      line's "t", is then bad input)
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
 false-alarm, misclassified); 2 bad input, one line naming the line: invalid JSON, unknown type,

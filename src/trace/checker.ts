@@ -202,6 +202,8 @@ export class TraceChecker {
   private current: OpenReconnect | null = null;
   private held: Finding[] = [];
   private lastOverall: number | undefined = undefined;
+  /** The latest `t` read (only with a budget) and its line. */
+  private lastT: { t: number; line: number } | undefined = undefined;
   private lastByStream = new Map<string, number>();
   private readonly counts = {
     reconnects: 0,
@@ -241,7 +243,10 @@ export class TraceChecker {
     const line = ++this.lineNo;
     const l = parseTraceLine(text, line, this.idPattern, this.budget !== undefined);
     if (l === null) return;
-    if (l.t !== undefined) this.checkBudget(line, l.t);
+    if (l.t !== undefined) {
+      this.checkTimeOrder(line, l.t);
+      this.checkBudget(line, l.t);
+    }
     switch (l.type) {
       case 'decision': {
         const poll = this.current?.polls[this.current.polls.length - 1];
@@ -316,6 +321,22 @@ export class TraceChecker {
     if (!cur || cur.decided || this.snap.value !== 'polling') return false;
     const last = cur.polls[cur.polls.length - 1]!;
     return poll.cursor === last.cursor && poll.stream === last.stream;
+  }
+
+  /**
+   * `t` is read only with a budget, and the budget is measured on it: a `t` that goes back
+   * (a clock reset, lines out of order) would shrink an elapsed time and turn an over-budget
+   * episode into a proven one. It is bad input.
+   */
+  private checkTimeOrder(line: number, t: number): void {
+    const last = this.lastT;
+    if (last !== undefined && t < last.t) {
+      throw new TraceInputError(
+        line,
+        `t ${t} is earlier than t ${last.t} on line ${last.line}: with a proof budget, t must not decrease`,
+      );
+    }
+    this.lastT = { t, line };
   }
 
   /** The proof budget ran out before this line: the unproven episode has failed. */
