@@ -201,10 +201,13 @@ export class TraceChecker {
   private lineNo = 0;
   private current: OpenReconnect | null = null;
   private held: Finding[] = [];
-  private lastOverall: number | undefined = undefined;
   /** The latest `t` read (only with a budget) and its line. */
   private lastT: { t: number; line: number } | undefined = undefined;
-  private lastByStream = new Map<string, number>();
+  /**
+   * The last id received since the last open: per stream name, and under `undefined` on any
+   * stream (what a reconnect that names no stream is compared with).
+   */
+  private lastId = new Map<string | undefined, number>();
   private readonly counts = {
     reconnects: 0,
     expected: outcomeCounts(),
@@ -259,10 +262,7 @@ export class TraceChecker {
         if (!this.current) throw new TraceInputError(line, 'response with no reconnect before it');
         break;
       case 'open':
-        if (l.status === 200) {
-          this.lastOverall = undefined;
-          this.lastByStream.clear();
-        }
+        if (l.status === 200) this.lastId.clear();
         break;
       case 'reconnect': {
         const poll: Poll = { line, cursor: l.cursor, stream: l.stream };
@@ -279,8 +279,7 @@ export class TraceChecker {
       }
       case 'event':
         if (l.id !== undefined) {
-          this.lastOverall = l.id;
-          this.lastByStream.set(l.stream ?? '', l.id);
+          this.lastId.set(undefined, l.id).set(l.stream, l.id);
         } else if (this.notes.length === 0) {
           this.notes.push(`line ${line}: ${IDLESS_NOTE}`);
         }
@@ -355,7 +354,7 @@ export class TraceChecker {
 
   private checkCursor(line: number, cursor: number | null, stream: string | undefined): void {
     if (cursor === null) return;
-    const last = stream === undefined ? this.lastOverall : this.lastByStream.get(stream);
+    const last = this.lastId.get(stream);
     if (last === undefined || cursor <= last) return;
     const ahead: CursorAheadReport = { line, cursor, lastReceived: last };
     if (stream !== undefined) ahead.stream = stream;
