@@ -86,7 +86,8 @@ Options:
                       line's "t", is then bad input)
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
-false-alarm, misclassified); 2 bad input, one line naming the line: invalid JSON, unknown type,
+false-alarm, misclassified); 2 bad input, one line naming the line: a line longer than 64 Mi
+characters, invalid JSON, unknown type,
 missing or non-integer cursor or id, negative id, response or decision before any reconnect,
 unknown outcome.`;
 
