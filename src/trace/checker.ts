@@ -41,7 +41,14 @@ export interface CheckOptions {
   idPattern?: RegExp | string;
   /** Count false alarms and misclassifications as violations (exit status 1). */
   strict?: boolean;
-  /** The machine that decides; the real client machine unless a test injects a mutant. */
+  /**
+   * The machine that decides; the real client machine unless a test injects a mutant. Any
+   * machine over the same observations and context is judged the same way: the first decisive
+   * outcome in a window is the reconnect's (a later one does not replace it; a delay is kept only
+   * until a decisive outcome follows), a decision with no window open is nobody's, a reason
+   * without an outcome decides nothing, and the settling PROOF_TIMEOUT goes only to a machine in
+   * a pending state (properties/trace/custom-machine.test.ts).
+   */
   machine?: ClientMachine;
   /** How the machine is run (./engine.ts); `compiled` unless a test compares the two. */
   engine?: EngineName;
