@@ -152,8 +152,7 @@ class Reader {
         );
       }
       const n = this.integer(field, seq, what);
-      const stream = m.groups?.['stream'];
-      return stream === undefined ? { seq: n } : { seq: n, stream };
+      return { seq: n, stream: m.groups?.['stream'] };
     }
     return { seq: this.integer(field, value, what) };
   }
