@@ -8,7 +8,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { TraceInputError } from '../../src/trace/format.js';
-import { forEachLine, MAX_LINE_CHARS } from '../../src/trace/read.js';
+import { forEachLine, MAX_LINE_CHARS, openTraceSource } from '../../src/trace/read.js';
 
 /** Reads `chunks` with cap `max`: the lines read, or the error's line and message. */
 async function read(chunks: string[], max: number) {
@@ -54,6 +54,47 @@ describe('forEachLine: the line length cap', () => {
       'gh',
       'ij',
     ]);
+  });
+
+  test('\r before \n, \n first, \r first, and lines that only fit one by one', async () => {
+    expect((await read(['ab\rcdefgh\n'], 5)).line).toBe(2);
+    expect((await read(['\nabcdef\n'], 5)).line).toBe(2);
+    expect((await read(['\rabcdefg\n'], 5)).line).toBe(2);
+    expect((await read(['abc\nde\n'], 5)).lines).toEqual(['abc', 'de']);
+    expect((await read(['abc', 'de'], 5)).lines).toEqual(['abcde']);
+  });
+
+  test('\r\n split across chunks, across an empty chunk too', async () => {
+    expect((await read(['ab\r', 'cdefgh\n'], 5)).line).toBe(2);
+    expect((await read(['ab\r', '', '\ncdefgh'], 5)).line).toBe(2);
+    expect((await read(['ab\r', '\ncdef'], 5)).lines).toEqual(['ab', 'cdef']);
+    expect((await read(['ab\r', '\ncdefg\n'], 5)).lines).toEqual(['ab', 'cdefg']);
+  });
+
+  test('a stream of bytes is measured in bytes', async () => {
+    const lines: string[] = [];
+    const bytes = Readable.from([Buffer.from('\u00e9\u00e9\u00e9\n')]);
+    const err = await forEachLine(bytes, (l) => lines.push(l), 5).catch((e: unknown) => e);
+    expect((err as TraceInputError).line).toBe(1);
+    const fits = Readable.from([Buffer.from('\u00e9\u00e9\n')]);
+    await forEachLine(fits, (l) => lines.push(l), 5);
+    expect(lines).toEqual(['\u00e9\u00e9']);
+  });
+
+  test('after a failure no more lines are handed over, and the input is destroyed', async () => {
+    const seen: string[] = [];
+    const input = Readable.from(['a\nb\nc\n']);
+    const err = await forEachLine(input, (l) => {
+      seen.push(l);
+      throw new Error(`no ${l}`);
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe('no a');
+    expect(seen).toEqual(['a']);
+    expect(input.destroyed).toBe(true);
+  });
+
+  test('- needs a standard input', () => {
+    expect(() => openTraceSource('-')).toThrow(new Error('no standard input to read'));
   });
 
   test('the real cap is 64 Mi characters', () => {

@@ -27,9 +27,6 @@ function heldOutput(out: Write) {
       if (held !== null && held.length) out(held.join(''));
       held = null;
     },
-    drop() {
-      held = [];
-    },
   };
 }
 
@@ -148,7 +145,7 @@ export const checkCommand: Command = {
     try {
       await forEachLine(openTraceSource(source, io.stdin), (line) => checker.push(line));
     } catch (e) {
-      out.drop();
+      // What is still held is never flushed: early bad input leaves stdout empty.
       if (e instanceof TraceInputError) throw new UsageError(`check: ${label}: ${e.message}`);
       if (typeof (e as NodeJS.ErrnoException | null)?.code !== 'string') throw e;
       throw new UsageError(`check: cannot read ${label}: ${(e as Error).message.split('\n')[0]}`);
