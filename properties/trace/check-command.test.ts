@@ -22,7 +22,7 @@ function reconnects(n: number, tail: string[] = []): string {
 }
 
 describe('usage errors, one line each', () => {
-  test.each([
+  test.each<[string[], string]>([
     [
       ['check', 'a.jsonl', 'b.jsonl'],
       'check: expected one FILE (or - for standard input), got 2 (see check --help)',
@@ -44,6 +44,10 @@ describe('usage errors, one line each', () => {
       ['check', '-', '--proof-budget', '1x'],
       'check: --proof-budget must be a whole number of milliseconds, got "1x"',
     ],
+    ...[' 1', '0x10', '1e3'].map((b): [string[], string] => [
+      ['check', '-', '--proof-budget', b],
+      `check: --proof-budget must be a whole number of milliseconds, got ${JSON.stringify(b)}`,
+    ]),
     [
       ['check', '-', '--proof-budget', '1.5'],
       'check: --proof-budget must be a whole number of milliseconds, got "1.5"',

@@ -5,7 +5,9 @@
  * parameter here, so no test allocates the real 64 Mi characters but the one that checks the
  * command end to end.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { TraceInputError } from '../../src/trace/format.js';
 import { forEachLine, MAX_LINE_CHARS, openTraceSource } from '../../src/trace/read.js';
@@ -83,7 +85,11 @@ describe('forEachLine: the line length cap', () => {
 
   test('after a failure no more lines are handed over, and the input is destroyed', async () => {
     const seen: string[] = [];
-    const input = Readable.from(['a\nb\nc\n']);
+    const input = Readable.from(
+      (function* endless() {
+        for (;;) yield 'a\nb\nc\n';
+      })(),
+    );
     const err = await forEachLine(input, (l) => {
       seen.push(l);
       throw new Error(`no ${l}`);
@@ -91,6 +97,22 @@ describe('forEachLine: the line length cap', () => {
     expect((err as Error).message).toBe('no a');
     expect(seen).toEqual(['a']);
     expect(input.destroyed).toBe(true);
+  });
+
+  test('the first break is the earliest, \n or \r; a \r ending a chunk joins a \n starting the next', async () => {
+    expect((await read(['abcd\nefgh\rxx'], 5)).lines).toEqual(['abcd', 'efgh', 'xx']);
+    expect((await read(['abc\n', '\nabcdef'], 5)).line).toBe(3);
+  });
+
+  test('a file and standard input are decoded in the stream: a broken last byte is U+FFFD', async () => {
+    const dir = fileURLToPath(new URL('../../reports/read-test/', import.meta.url));
+    mkdirSync(dir, { recursive: true });
+    const bytes = Buffer.concat([Buffer.from('{"type":"open"}\n'), Buffer.from([0xe2])]);
+    writeFileSync(`${dir}broken.jsonl`, bytes);
+    const lines: string[] = [];
+    await forEachLine(openTraceSource(`${dir}broken.jsonl`), (l) => lines.push(l));
+    await forEachLine(openTraceSource('-', Readable.from([bytes])), (l) => lines.push(l));
+    expect(lines).toEqual(['{"type":"open"}', '\ufffd', '{"type":"open"}', '\ufffd']);
   });
 
   test('- needs a standard input', () => {

@@ -105,9 +105,8 @@ export function forEachLine(
       failed = true;
       input.removeListener('data', guard);
       rl.close();
-      if ('destroy' in input && typeof input.destroy === 'function' && input !== process.stdin) {
-        input.destroy();
-      }
+      // A file is closed; the process's standard input is left to the process.
+      if (input !== process.stdin) (input as NodeJS.ReadableStream & { destroy(): void }).destroy();
       reject(e);
     };
     input.on('error', fail);
