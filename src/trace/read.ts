@@ -49,7 +49,8 @@ function lineLengthGuard(max: number, tooLong: (k: number) => void) {
   let partial = 0; // characters of the line not yet ended
   let cr = false; // the last chunk ended with \r: a \n first in this one ends no other line
   return (chunk: string | Buffer) => {
-    const text = typeof chunk === 'string' ? chunk : chunk.toString('latin1');
+    // A string ignores toString's argument; bytes are measured one character per byte.
+    const text = (chunk as Buffer).toString('latin1');
     const from = cr && text.startsWith('\n') ? 1 : 0;
     if (text.length > 0) cr = text.endsWith('\r');
     const first = firstBreak(text, from);
@@ -66,8 +67,8 @@ function lineLengthGuard(max: number, tooLong: (k: number) => void) {
         const start = text.startsWith('\r\n', at) ? at + 2 : at + 1;
         k++;
         const next = firstBreak(text, start);
-        if ((next < 0 ? text.length : next) - start > max) return tooLong(k);
-        if (next < 0) break;
+        if ((next === -1 ? text.length : next) - start > max) return tooLong(k);
+        if (next === -1) break;
         at = next;
       }
     }
@@ -101,15 +102,14 @@ export function forEachLine(
     const rl = createInterface({ input, crlfDelay: Infinity });
     let failed = false;
     const fail = (e: unknown) => {
-      if (failed) return;
+      // Closing, destroying and rejecting again are harmless: no guard against a second call.
       failed = true;
-      input.removeListener('data', guard);
       rl.close();
       // A file is closed; the process's standard input is left to the process.
       if (input !== process.stdin) (input as NodeJS.ReadableStream & { destroy(): void }).destroy();
       reject(e);
     };
-    input.on('error', fail);
+    // readline re-emits its input's errors (a missing file, for instance).
     rl.on('error', fail);
     rl.on('line', (line) => {
       emitted++;
