@@ -56,7 +56,8 @@ export const clientSetup = setup({
     idRewinds: ({ context, event }) => g.idRewinds(context, event as EventObservation),
     cursorDropped: ({ context, event }) => g.cursorDropped(context, event as ReconnectObservation),
     noCursor: ({ context, event }) => g.noCursor(context, event as ReconnectObservation),
-    idlessSinceCursor: ({ context }) => g.idlessSinceCursor(context),
+    idlessSinceCursor: ({ context, event }) =>
+      g.idlessSinceCursor(context, event as ReconnectObservation),
   },
   actions: {
     /** A fresh stream: a new session or a re-issued call. Nothing is carried over. */
@@ -72,12 +73,16 @@ export const clientSetup = setup({
     })),
     /** Id-less data is delivered, and the cursor can no longer name everything delivered. */
     acceptData: assign({ idless: true }),
-    /** A new reconnect: the cursor it carries is the one to be proven. */
+    /**
+     * A new reconnect: the cursor it carries is the one to be proven. Any id-less data was
+     * delivered before that cursor (else rule 0 failed the reconnect), so the taint is gone.
+     */
     beginReconnect: assign(({ context, event }) => {
       const ev = event as ReconnectObservation;
       return {
         cursor: ev.cursor ?? context.cursor,
         stream: ev.stream ?? context.stream,
+        idless: false,
         floor: null,
         outcome: null,
         reason: null,

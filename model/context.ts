@@ -16,7 +16,9 @@ export interface ClientContext {
   epoch: string | null;
   /**
    * Data without an id was delivered after the cursor: no `Last-Event-ID` can name it, so no
-   * reconnect can prove it is replayed or skipped until an event with an id follows.
+   * reconnect with that cursor (or an earlier one) can prove it is replayed or skipped; an event
+   * with an id after the data clears it, and a reconnect whose cursor is past `cursor` names
+   * such an event (`idlessSinceCursor`).
    */
   idless: boolean;
   /** Replay floor declared by the latest response, if any. */

@@ -74,9 +74,16 @@ export function noCursor(_ctx: ClientContext, ev: ReconnectObservation): boolean
   return ev.cursor === null;
 }
 
-/** Rule 0: data without an id was delivered after the cursor: the cursor cannot name it. */
-export function idlessSinceCursor(ctx: ClientContext): boolean {
-  return ctx.idless;
+/**
+ * Rule 0: data without an id was delivered after the reconnect's cursor: the cursor cannot
+ * name it. The data came after event `ctx.cursor` (the last id the machine accepted), so only
+ * a cursor at or before that id is tainted; a cursor past it names an event the client received
+ * after the data (on the stream whose reconnect failed, which the machine no longer follows),
+ * and is judged by rules 1-7 like any other. With no id accepted before the data, every cursor
+ * is tainted.
+ */
+export function idlessSinceCursor(ctx: ClientContext, ev: ReconnectObservation): boolean {
+  return ctx.idless && (ctx.cursor === null || (ev.cursor ?? 0) <= ctx.cursor);
 }
 
 /** Only a 200 opens a stream. */

@@ -14,7 +14,7 @@ export const RULES: readonly string[] = [
   'the server says the session is not durable, or its epoch differs -> resumption-failed',
   'a declared floor F with c < F-1 -> resumption-failed (events c+1..F-1 are gone)',
   'first event: id = c+1 -> resumed; id > c+1 skip, id <= c rewind, other stream, id-less data -> resumption-failed',
-  'no event yet: floor F <= c+1 -> delayed while open; no floor -> unproven: a clean end is a poll (reconnect with the same cursor, same episode); failed on a disconnect or when the proof budget runs out',
+  'no event yet: floor F <= c+1 -> delayed while open; no floor -> unproven: a clean end is a poll (reconnect with the same cursor, same episode); a disconnect or the proof budget running out -> resumption-failed',
 ];
 
 /** The rule each reason code belongs to (`break`, continuity after acceptance, counts as rule 6). */

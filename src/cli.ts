@@ -63,10 +63,26 @@ function isEntryPoint(): boolean {
   }
 }
 
+/**
+ * A writer to `stream` that survives its reader going away (`| head -1`): after EPIPE, later
+ * writes are dropped and the command runs to its own exit status (for `check`, the verdict's),
+ * instead of dying with an unhandled 'error' event (a stack trace and exit 1).
+ */
+function writerTo(stream: NodeJS.WriteStream): (text: string) => void {
+  let gone = false;
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    gone = true;
+  });
+  return (text) => {
+    if (!gone) stream.write(text);
+  };
+}
+
 if (isEntryPoint()) {
   const io: CommandIO = {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: writerTo(process.stdout),
+    err: writerTo(process.stderr),
     stdin: process.stdin,
   };
   main(process.argv.slice(2), io).then(

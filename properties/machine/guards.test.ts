@@ -96,8 +96,16 @@ describe('guards at their boundaries', () => {
     expect(g.cursorDropped(ctx({ cursor: 3 }), rc(3))).toBe(false);
     expect(g.noCursor(ctx(), rc(null))).toBe(true);
     expect(g.noCursor(ctx(), rc(0))).toBe(false);
-    expect(g.idlessSinceCursor(ctx({ idless: true }))).toBe(true);
-    expect(g.idlessSinceCursor(ctx({ idless: false }))).toBe(false);
+    // The data came after the last accepted id (the context's cursor): a cursor at or before it
+    // is tainted, a cursor past it names an event after the data; with no id before the data,
+    // every cursor is tainted.
+    expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(2))).toBe(true);
+    expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(1))).toBe(true);
+    expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(3))).toBe(false);
+    expect(g.idlessSinceCursor(ctx({ idless: true, cursor: null }), rc(5))).toBe(true);
+    expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(null))).toBe(true);
+    expect(g.idlessSinceCursor(ctx({ idless: false, cursor: 2 }), rc(2))).toBe(false);
+    expect(g.idlessSinceCursor(ctx({ idless: false, cursor: null }), rc(null))).toBe(false);
   });
 
   test('openOk: an OPEN with 200 only', () => {
@@ -327,6 +335,42 @@ describe('id-less data (DATA) in every state', () => {
       { type: 'RECONNECT', cursor: 3 },
     );
     expect(stateOf(ok)).toBe('reconnecting');
+  });
+
+  test('issue 19 item 11: after an idless-data failure, a cursor past the data is clean', () => {
+    // events 1, 2, id-less data, disconnect, reconnect 2 (failed: idless-data), then events 3
+    // and 4 on that failed stream, end, reconnect 4: the cursor names an event after the data.
+    const failed = after(
+      TO.streaming,
+      { type: 'DATA' },
+      { type: 'DISCONNECT' },
+      { type: 'RECONNECT', cursor: 2 },
+    );
+    expect(failed.context.reason?.code).toBe('idless-data');
+    const later = after(
+      TO.streaming,
+      { type: 'DATA' },
+      { type: 'DISCONNECT' },
+      { type: 'RECONNECT', cursor: 2 },
+      { type: 'RESPONSE', status: 200 },
+      { type: 'EVENT', id: 3 },
+      { type: 'EVENT', id: 4 },
+      { type: 'END' },
+      { type: 'RECONNECT', cursor: 4 },
+      { type: 'RESPONSE', status: 200 },
+      { type: 'EVENT', id: 5 },
+    );
+    expect(stateOf(later)).toBe('resumed');
+    expect(later.context.reason?.code).toBe('successor');
+    // The same cursor as before the data (or an earlier one) stays tainted.
+    const again = after(
+      TO.streaming,
+      { type: 'DATA' },
+      { type: 'DISCONNECT' },
+      { type: 'RECONNECT', cursor: 2 },
+      { type: 'RECONNECT', cursor: 2 },
+    );
+    expect(again.context.reason?.code).toBe('idless-data');
   });
 
   test('an OPEN clears the taint', () => {

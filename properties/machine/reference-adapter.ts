@@ -128,9 +128,15 @@ export class ReferenceAdapter {
         return;
       case 'RECONNECT':
         if (!canReconnect) return;
-        // No cursor, no resumption; nor after id-less data that no cursor can name.
-        if (o.cursor === null || this.idless) return this.fail();
+        // No cursor, no resumption; nor after id-less data that the cursor cannot name (a
+        // cursor past the last id before the data names an event after it).
+        if (
+          o.cursor === null ||
+          (this.idless && (this.cursor === null || (o.cursor ?? 0) <= this.cursor))
+        )
+          return this.fail();
         this.cursor = o.cursor ?? this.cursor;
+        this.idless = false;
         this.stream = o.stream ?? this.stream;
         this.outcome = null;
         this.phase = 'reconnecting';

@@ -20,6 +20,7 @@ const ev = (id: number, stream?: string) =>
   L({ type: 'event', id, ...(stream === undefined ? {} : { stream }) });
 const rc = (cursor: number | null, stream?: string) =>
   L({ type: 'reconnect', cursor, ...(stream === undefined ? {} : { stream }) });
+const ok200 = L({ type: 'response', status: 200 });
 
 describe('observationOf: one observation per line, no stray keys', () => {
   const cases: [string, unknown][] = [
@@ -86,6 +87,32 @@ describe('cursors ahead', () => {
   test('without a stream: the last id overall, and no stream key', async () => {
     const r = await checkTrace([open, ev(1), ev(2), rc(4)]);
     expect(r.cursorAhead).toStrictEqual([{ line: 4, cursor: 4, lastReceived: 2 }]);
+  });
+
+  test('issue 19 item 17: "stream": "" means no stream, as an empty id or cursor means none', async () => {
+    // The issue's input: an empty stream is compared with the last id overall (cursor ahead).
+    const issue = await checkTrace([L({ type: 'event', id: 2 }), rc(4, '')]);
+    expect(issue.cursorAhead).toStrictEqual([{ line: 2, cursor: 4, lastReceived: 2 }]);
+    expect(issue.exitCode).toBe(1);
+    // Not the stream of the events recorded without one: id 9 came last, on stream a.
+    const mixed = [open, ev(1), ev(9, 'a'), rc(5, '')];
+    expect((await checkTrace(mixed)).cursorAhead).toEqual([]);
+    // Line for line the same report as without the field, for events and reconnects alike.
+    const withEmpty = [open, ev(1, ''), ev(2, ''), L({ type: 'disconnect' }), rc(2, '')];
+    const without = [open, ev(1), ev(2), L({ type: 'disconnect' }), rc(2)];
+    const a = await checkTrace([...withEmpty, ok200, ev(3, 'b')]);
+    expect(a).toStrictEqual(await checkTrace([...without, ok200, ev(3, 'b')]));
+    expect(a.reconnects[0]).not.toHaveProperty('stream');
+    expect(parseTraceLine(ev(7, ''), 1)).toStrictEqual({ type: 'event', id: 7 });
+    expect(parseTraceLine(rc(7, ''), 1)).toStrictEqual({ type: 'reconnect', cursor: 7 });
+  });
+
+  test('an empty stream field lets the id pattern name the stream', async () => {
+    const pattern = { regex: /^(?<stream>[a-z]*)_(?<seq>\d+)$/ };
+    const line = L({ type: 'event', id: 'a_7', stream: '' });
+    expect(parseTraceLine(line, 1, pattern)).toStrictEqual({ type: 'event', id: 7, stream: 'a' });
+    const none = L({ type: 'reconnect', cursor: '_7', stream: '' });
+    expect(parseTraceLine(none, 1, pattern)).toStrictEqual({ type: 'reconnect', cursor: 7 });
   });
 
   test('a successful open forgets what the stream before received; a failed one does not', async () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { checkTrace, IDLESS_NOTE, TraceChecker, type CheckReport } from '../../src/trace/index.js';
+import { checkText } from './helpers.js';
 
 const L = (o: Record<string, unknown>) => JSON.stringify(o);
 const open = L({ type: 'open', status: 200, epoch: 'e1' });
@@ -85,11 +86,45 @@ describe('which reconnect continues an episode', () => {
     expect(lastWaits.reconnects[1]!.verdict).toBe('unchecked');
   });
 
-  test('the episode note names every poll', async () => {
+  test('the episode note names the episode by its first and last reconnect', async () => {
     const r = await checkTrace([open, ev(1), end(), rc(1), ok200(), end(), rc(1), ok200(), ev(2)]);
     expect(r.reconnects[1]!.reason).toBe(
-      "no decision line; the oracle says resumed: first event 2 is the cursor's successor [poll 2 of 2 with cursor 1, lines 4, 7: one episode]",
+      "no decision line; the oracle says resumed: first event 2 is the cursor's successor [poll 2 of 2 with cursor 1: one episode, reconnects from line 4 to line 7]",
     );
+  });
+
+  test('issue 19 item 15: the output is linear in the number of polls (no poll lists every poll)', async () => {
+    const polls = (n: number) => [
+      open,
+      ev(1),
+      end(),
+      ...Array.from({ length: n }, () => [rc(1), ok200(), end(), decide('delayed')]).flat(),
+    ];
+    const longest = (r: CheckReport) => Math.max(...r.reconnects.map((x) => x.reason.length));
+    const few = await checkTrace(polls(10));
+    const many = await checkTrace(polls(2000));
+    expect(many.reconnects).toHaveLength(2000);
+    // Only the numbers in the note grow (a few digits), not a list of every poll's line.
+    expect(longest(many)).toBeLessThan(longest(few) + 20);
+    const text = async (n: number) => (await checkText(polls(n).join('\n') + '\n')).out.length;
+    const [n1, n2] = [await text(1000), await text(2000)];
+    expect(n2).toBeLessThan(2.1 * n1);
+  });
+});
+
+describe('issue 19 item 16: with a proof budget, t must not decrease', () => {
+  const lines = [open, ev(1, 0), end(10), rc(1, { t: 100000 }), ok200({ t: 100010 }), ev(2, 5000)];
+
+  test('a t that goes back is bad input naming its line and the line it goes back from', async () => {
+    await expect(checkTrace(lines, { proofBudget: 60000 })).rejects.toThrow(
+      'line 6: t 5000 is earlier than t 100010 on line 5: with a proof budget, t must not decrease',
+    );
+  });
+
+  test('an equal t is fine, and without a budget t is not read at all', async () => {
+    const same = [open, ev(1, 0), end(10), rc(1, { t: 10 }), ok200({ t: 10 }), ev(2, 10)];
+    expect((await checkTrace(same, { proofBudget: 0 })).reconnects[0]!.expected).toBe('resumed');
+    expect((await checkTrace(lines)).reconnects[0]!.expected).toBe('resumed');
   });
 });
 
@@ -116,7 +151,7 @@ describe('the proof budget', () => {
     ]);
     expect(late.reconnects[0]!.decidedAt).toBe(9);
     expect(late.reconnects[0]!.reason).toBe(
-      'no decision line; the oracle says resumption-failed: no event proved continuity from cursor 1 before PROOF_TIMEOUT; a 200 proves nothing (the proof budget of 5000 ms from line 4 ran out by line 9) [poll 1 of 2 with cursor 1, lines 4, 7: one episode]',
+      'no decision line; the oracle says resumption-failed: no event proved continuity from cursor 1 before PROOF_TIMEOUT; a 200 proves nothing (the proof budget of 5000 ms from line 4 ran out by line 9) [poll 1 of 2 with cursor 1: one episode, reconnects from line 4 to line 7]',
     );
   });
 

@@ -27,9 +27,6 @@ function heldOutput(out: Write) {
       if (held !== null && held.length) out(held.join(''));
       held = null;
     },
-    drop() {
-      held = [];
-    },
   };
 }
 
@@ -44,11 +41,12 @@ Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "
 (ms) is optional everywhere; unknown fields are ignored; blank lines are skipped.
   {"type":"open","status":200,"epoch":"e1"}       stream opened (status default 200, epoch optional)
   {"type":"event","id":41}                        SSE event; id = integer or decimal string;
-                                                  optional stream, kind, data (a priming event is
-                                                  an id with empty data: it counts like any id)
+                                                  optional stream, kind, data (a priming event,
+                                                  an id with empty data, and an id-only SSE block
+                                                  are such lines: they count like any id)
   {"type":"event","data":"..."}                   id-less data: delivered, never replayable; a
                                                   reconnect after it (before the next id) fails
-  {"type":"keepalive"}                            bytes without an id (comment, id-less ping)
+  {"type":"keepalive"}                            bytes that change no id (comment, id-less ping)
   {"type":"idle-timeout"}  {"type":"disconnect"}  {"type":"end"}   (end: the server ended the stream)
   {"type":"reconnect","cursor":41}                reconnect with Last-Event-ID (null: none sent);
                                                   stream optional
@@ -81,10 +79,12 @@ Options:
                       and optionally (?<stream>...): e.g. '^(?<stream>.+)_(?<seq>\\d+)$'
   --proof-budget MS   an episode still unproven MS ms (by the lines' "t" fields) after its first
                       reconnect has failed; default: no budget, an episode is judged when its
-                      window closes (a "t" that is not a number is then bad input)
+                      window closes (a "t" that is not a number, or less than an earlier
+                      line's "t", is then bad input)
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
-false-alarm, misclassified); 2 bad input, one line naming the line: invalid JSON, unknown type,
+false-alarm, misclassified); 2 bad input, one line naming the line: a line longer than 64 Mi
+characters, invalid JSON, unknown type,
 missing or non-integer cursor or id, negative id, response or decision before any reconnect,
 unknown outcome.`;
 
@@ -145,7 +145,7 @@ export const checkCommand: Command = {
     try {
       await forEachLine(openTraceSource(source, io.stdin), (line) => checker.push(line));
     } catch (e) {
-      out.drop();
+      // What is still held is never flushed: early bad input leaves stdout empty.
       if (e instanceof TraceInputError) throw new UsageError(`check: ${label}: ${e.message}`);
       if (typeof (e as NodeJS.ErrnoException | null)?.code !== 'string') throw e;
       throw new UsageError(`check: cannot read ${label}: ${(e as Error).message.split('\n')[0]}`);

@@ -41,7 +41,14 @@ export interface CheckOptions {
   idPattern?: RegExp | string;
   /** Count false alarms and misclassifications as violations (exit status 1). */
   strict?: boolean;
-  /** The machine that decides; the real client machine unless a test injects a mutant. */
+  /**
+   * The machine that decides; the real client machine unless a test injects a mutant. Any
+   * machine over the same observations and context is judged the same way: the first decisive
+   * outcome in a window is the reconnect's (a later one does not replace it; a delay is kept only
+   * until a decisive outcome follows), a decision with no window open is nobody's, a reason
+   * without an outcome decides nothing, and the settling PROOF_TIMEOUT goes only to a machine in
+   * a pending state (properties/trace/custom-machine.test.ts).
+   */
   machine?: ClientMachine;
   /** How the machine is run (./engine.ts); `compiled` unless a test compares the two. */
   engine?: EngineName;
@@ -201,8 +208,13 @@ export class TraceChecker {
   private lineNo = 0;
   private current: OpenReconnect | null = null;
   private held: Finding[] = [];
-  private lastOverall: number | undefined = undefined;
-  private lastByStream = new Map<string, number>();
+  /** The latest `t` read (only with a budget) and its line. */
+  private lastT: { t: number; line: number } | undefined = undefined;
+  /**
+   * The last id received since the last open: per stream name, and under `undefined` on any
+   * stream (what a reconnect that names no stream is compared with).
+   */
+  private lastId = new Map<string | undefined, number>();
   private readonly counts = {
     reconnects: 0,
     expected: outcomeCounts(),
@@ -241,7 +253,10 @@ export class TraceChecker {
     const line = ++this.lineNo;
     const l = parseTraceLine(text, line, this.idPattern, this.budget !== undefined);
     if (l === null) return;
-    if (l.t !== undefined) this.checkBudget(line, l.t);
+    if (l.t !== undefined) {
+      this.checkTimeOrder(line, l.t);
+      this.checkBudget(line, l.t);
+    }
     switch (l.type) {
       case 'decision': {
         const poll = this.current?.polls[this.current.polls.length - 1];
@@ -254,10 +269,7 @@ export class TraceChecker {
         if (!this.current) throw new TraceInputError(line, 'response with no reconnect before it');
         break;
       case 'open':
-        if (l.status === 200) {
-          this.lastOverall = undefined;
-          this.lastByStream.clear();
-        }
+        if (l.status === 200) this.lastId.clear();
         break;
       case 'reconnect': {
         const poll: Poll = { line, cursor: l.cursor, stream: l.stream };
@@ -274,8 +286,7 @@ export class TraceChecker {
       }
       case 'event':
         if (l.id !== undefined) {
-          this.lastOverall = l.id;
-          this.lastByStream.set(l.stream ?? '', l.id);
+          this.lastId.set(undefined, l.id).set(l.stream, l.id);
         } else if (this.notes.length === 0) {
           this.notes.push(`line ${line}: ${IDLESS_NOTE}`);
         }
@@ -318,6 +329,22 @@ export class TraceChecker {
     return poll.cursor === last.cursor && poll.stream === last.stream;
   }
 
+  /**
+   * `t` is read only with a budget, and the budget is measured on it: a `t` that goes back
+   * (a clock reset, lines out of order) would shrink an elapsed time and turn an over-budget
+   * episode into a proven one. It is bad input.
+   */
+  private checkTimeOrder(line: number, t: number): void {
+    const last = this.lastT;
+    if (last !== undefined && t < last.t) {
+      throw new TraceInputError(
+        line,
+        `t ${t} is earlier than t ${last.t} on line ${last.line}: with a proof budget, t must not decrease`,
+      );
+    }
+    this.lastT = { t, line };
+  }
+
   /** The proof budget ran out before this line: the unproven episode has failed. */
   private checkBudget(line: number, t: number): void {
     const cur = this.current;
@@ -334,7 +361,7 @@ export class TraceChecker {
 
   private checkCursor(line: number, cursor: number | null, stream: string | undefined): void {
     if (cursor === null) return;
-    const last = stream === undefined ? this.lastOverall : this.lastByStream.get(stream);
+    const last = this.lastId.get(stream);
     if (last === undefined || cursor <= last) return;
     const ahead: CursorAheadReport = { line, cursor, lastReceived: last };
     if (stream !== undefined) ahead.stream = stream;
@@ -410,10 +437,12 @@ export class TraceChecker {
       const reason = waited
         ? `the implementation waited (delayed) on an empty poll and polled again with the same cursor: ok; the episode is judged at its last reconnect (line ${lastLine}), where the oracle says ${d.outcome}: ${text}`
         : verdictText(verdict, d.outcome, poll.actual, text);
+      // The episode is named by its first and last reconnect, not by every poll's line: a
+      // listing in each of n reports would make the output (and the time) quadratic in n.
       const episode =
         n === 1
           ? ''
-          : ` [poll ${i + 1} of ${n} with cursor ${poll.cursor}, lines ${cur.polls.map((p) => p.line).join(', ')}: one episode]`;
+          : ` [poll ${i + 1} of ${n} with cursor ${poll.cursor}: one episode, reconnects from line ${first.line} to line ${lastLine}]`;
       this.report(poll, d, verdict, reason + episode, { first: first.line, polls: n });
     });
     this.current = null;

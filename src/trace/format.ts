@@ -152,8 +152,7 @@ class Reader {
         );
       }
       const n = this.integer(field, seq, what);
-      const stream = m.groups?.['stream'];
-      return stream === undefined ? { seq: n } : { seq: n, stream };
+      return { seq: n, stream: m.groups?.['stream'] };
     }
     return { seq: this.integer(field, value, what) };
   }
@@ -241,6 +240,15 @@ export function parseTraceLine(
   return { ...parsed, t };
 }
 
+/**
+ * The stream of an event or a reconnect: its `stream` field, else the id's `stream` group. An
+ * empty name is no name, as an empty id or cursor is none: `"stream": ""` means what an absent
+ * `stream` means.
+ */
+function streamOf(field: string | undefined, fromId: string | undefined): string | undefined {
+  return field || fromId || undefined;
+}
+
 function parseObject(r: Reader): TraceLine {
   const type = r.obj['type'];
   switch (type) {
@@ -253,7 +261,7 @@ function parseObject(r: Reader): TraceLine {
       const raw = r.obj['id'];
       if (raw === undefined || raw === null || raw === '') return { type };
       const { seq, stream: patternStream } = r.seqNumber('id', raw, 'event');
-      const stream = r.optionalString('stream', 'event') ?? patternStream;
+      const stream = streamOf(r.optionalString('stream', 'event'), patternStream);
       return stream === undefined ? { type, id: seq } : { type, id: seq, stream };
     }
     case 'keepalive':
@@ -270,7 +278,7 @@ function parseObject(r: Reader): TraceLine {
       const raw = r.obj['cursor'];
       if (raw === null || raw === '') return { type, cursor: null };
       const { seq, stream: patternStream } = r.seqNumber('cursor', raw, 'reconnect');
-      const stream = r.optionalString('stream', 'reconnect') ?? patternStream;
+      const stream = streamOf(r.optionalString('stream', 'reconnect'), patternStream);
       return stream === undefined ? { type, cursor: seq } : { type, cursor: seq, stream };
     }
     case 'response': {

@@ -1,0 +1,90 @@
+/**
+ * `check` as a process, where the operating system has a say: a reader that goes away early
+ * (`check trace | head -1`, issue 19 item 14). The CLI is bundled with esbuild (as the
+ * playground's test does) and run with node; its stdout is a pipe the test closes after the
+ * first chunk.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { beforeAll, expect, test } from 'vitest';
+
+const DIR = fileURLToPath(new URL('../../reports/check-cli/', import.meta.url));
+const CLI = `${DIR}cli.mjs`;
+
+beforeAll(async () => {
+  await build({
+    entryPoints: [fileURLToPath(new URL('../../src/cli.ts', import.meta.url))],
+    outfile: CLI,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+}, 120_000);
+
+/** A trace of `n` resumed reconnects (exit 0), or with an unsafe accept at the end (exit 1). */
+function traceFile(name: string, n: number, unsafe: boolean): string {
+  const lines = ['{"type":"open","status":200}', '{"type":"event","id":1}'];
+  for (let i = 1; i <= n; i++) {
+    lines.push(
+      '{"type":"disconnect"}',
+      `{"type":"reconnect","cursor":${i}}`,
+      '{"type":"response","status":200}',
+      `{"type":"event","id":${i + 1}}`,
+      '{"type":"decision","outcome":"resumed"}',
+    );
+  }
+  if (unsafe) {
+    lines.push(
+      '{"type":"disconnect"}',
+      `{"type":"reconnect","cursor":${n + 1}}`,
+      '{"type":"response","status":200}',
+      `{"type":"event","id":${n + 9}}`,
+      '{"type":"decision","outcome":"resumed"}',
+    );
+  }
+  mkdirSync(DIR, { recursive: true });
+  const path = `${DIR}${name}.jsonl`;
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
+/** Runs `check FILE ...args`, closes its stdout after the first chunk: exit code and stderr. */
+function headOne(args: string[]): Promise<{ code: number | null; err: string; first: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'check', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    let first = '';
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
+    child.stdout.setEncoding('utf8').once('data', (t: string) => {
+      first = t;
+      child.stdout.destroy();
+    });
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error('check did not exit within 60 s'));
+    }, 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, err, first });
+    });
+  });
+}
+
+test('check trace | head -1: a reader gone early ends nothing; the exit status is the verdict', async () => {
+  const clean = await headOne([traceFile('clean', 20_000, false)]);
+  expect(clean.first).toMatch(/^line 4: reconnect with cursor 1/);
+  expect(clean.err).toBe('');
+  expect(clean.code).toBe(0);
+  const unsafe = await headOne([traceFile('unsafe', 20_000, true), '--json']);
+  expect(unsafe.first).toMatch(/^\{"reconnects":\[/);
+  expect(unsafe.err).toBe('');
+  expect(unsafe.code).toBe(1);
+}, 180_000);
