@@ -27,6 +27,7 @@ import { StreamResumptionError } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import type { TraceLine } from '../trace/format.js';
 import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
+import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
 import {
   configOf,
   type ContinuityGuardOptions,
@@ -515,6 +516,15 @@ export function continuityGuard(
       },
     });
 
+    const rewrite = idOnlyBlocksAsPriming(cfg.maxEventBytes);
+    const feed = (text: string) => {
+      try {
+        parser.feed(rewrite(text));
+      } catch (e) {
+        stop(e as Error);
+      }
+    };
+
     const ended = (how: 'end' | 'disconnect') => {
       if (isEnded) return;
       isEnded = true;
@@ -598,7 +608,7 @@ export function continuityGuard(
               return;
             }
             if (result.done) {
-              parser.feed(decoder.decode());
+              feed(decoder.decode());
               ended('end');
               for (const chunk of out) controller.enqueue(chunk);
               out = [];
@@ -606,7 +616,7 @@ export function continuityGuard(
               else controller.close();
               return;
             }
-            parser.feed(decoder.decode(result.value, { stream: true }));
+            feed(decoder.decode(result.value, { stream: true }));
           }
         },
         cancel(reason) {
