@@ -21,6 +21,8 @@ export type Step =
  */
 export interface Answer {
   status: number;
+  /** The server holds the headers this long first. */
+  headerDelayMs?: number;
   headers?: Record<string, string>;
   steps: Step[];
 }
@@ -67,6 +69,8 @@ export async function hostile(
   const counts = { POST: 0, GET: 0 };
   const play = async (res: ServerResponse, a: Answer) => {
     if (a.status === 0) return;
+    if (a.headerDelayMs) await new Promise((r) => setTimeout(r, a.headerDelayMs));
+    if (res.destroyed) return;
     res.writeHead(a.status, a.headers ?? {});
     res.flushHeaders();
     for (const step of a.steps) {

@@ -13,7 +13,7 @@
  * application re-issues its call. docs/runtime.md lists every rule and bound.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { clientMachine } from '../../model/client-machine.js';
+import { clientMachine, PENDING_STATES } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
 import {
   initialSnapshot,
@@ -85,6 +85,8 @@ export interface GuardState {
   streams: number;
   /** Of those, failed streams whose every GET is refused until their call is re-issued. */
   failed: number;
+  /** Of those, interrupted streams owed a reconnect. */
+  owed: number;
 }
 
 const STATES = new WeakMap<object, () => GuardState>();
@@ -112,6 +114,8 @@ interface Track {
   reconnected: boolean;
   /** `t` of the current episode's first reconnect. */
   episodeT: number;
+  /** The `Last-Event-ID` of the current episode: a poll sends it again. */
+  episodeCursor?: string;
   /** The proof budget of the current episode. */
   budget?: NodeJS.Timeout;
   /** A resume's 200 not yet fed to the machine: it waits for the first SSE item (an ack?). */
@@ -237,7 +241,11 @@ export function continuityGuard(
   /** Failed streams, latest last: GETs without a cursor are theirs until the re-issue. */
   const failed: Track[] = [];
 
-  STATES.set(guarded, () => ({ streams: tracks.size, failed: failed.length }));
+  STATES.set(guarded, () => ({
+    streams: tracks.size,
+    failed: failed.length,
+    owed: waitingWithCursor.length + waitingPlain.length,
+  }));
 
   const remove = (list: Track[], track: Track) => {
     const at = list.indexOf(track);
@@ -273,9 +281,13 @@ export function continuityGuard(
     return track;
   };
 
-  const now = () => Date.now() - t0;
-  const emit = (track: Track, line: Record<string, unknown>, t = now()) =>
-    options.onTrace?.({ ...line, t } as GuardTraceLine, track.id);
+  /** The time of the latest line: a decision carries the time of the line that led to it. */
+  let lastT = 0;
+  const now = () => (lastT = Date.now() - t0);
+  const emit = (track: Track, line: Record<string, unknown>, t?: number) => {
+    const at = t ?? (line.type === 'decision' ? lastT : now());
+    options.onTrace?.({ ...line, t: at } as GuardTraceLine, track.id);
+  };
 
   /**
    * Feeds one observation to the track's machine; reports decisions; returns the error to raise
@@ -286,11 +298,14 @@ export function continuityGuard(
     track.snapshot = step(track.snapshot, o, machine);
     const state = stateOf(track.snapshot);
     const ctx = track.snapshot.context;
-    const wasPending = prev === 'reconnecting' || prev === 'awaitingProof' || prev === 'polling';
     const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
     if (!isPending(track.snapshot)) clearTimeout(track.budget);
-    if ((wasPending && ctx.outcome !== null) || escalated) {
-      const outcome = ctx.outcome ?? 'resumption-failed';
+    // A decision about a reconnect: taken on the reconnect itself, or while it is judged
+    // (pending, or delayed until an event proves it). An escalation inside a stream already
+    // accepted is a break of that stream, not a decision about its reconnect.
+    const judged = o.type === 'RECONNECT' || PENDING_STATES.includes(prev) || prev === 'delayed';
+    if (judged && state !== prev && ctx.outcome !== null) {
+      const outcome = ctx.outcome;
       if (enforce && track.reconnected) emit(track, { type: 'decision', outcome });
       options.onDecision?.({ outcome, reason: ctx.reason, cursor: track.lastId });
     } else if (state === 'polling' && prev !== 'polling' && enforce) {
@@ -312,7 +327,8 @@ export function continuityGuard(
     track.failure ??= error;
     remove(waitingWithCursor, track);
     remove(waitingPlain, track);
-    if (!failed.includes(track)) failed.push(track);
+    // A stream already freed (its response arrived) owes nothing: nothing to refuse later.
+    if (tracks.has(track) && !failed.includes(track)) failed.push(track);
     return track.failure;
   };
 
@@ -350,6 +366,7 @@ export function continuityGuard(
    */
   const budgetRunsOut = (track: Track): StreamResumptionError | null => {
     clearTimeout(track.budget);
+    now();
     if (track.held) {
       const e = answer(track);
       if (e || !isPending(track.snapshot)) return e;
@@ -415,7 +432,12 @@ export function continuityGuard(
       machine,
     );
     if (isPending(track.snapshot)) track.snapshot = settle(track.snapshot, machine);
-    emit(track, { type: 'decision', outcome: error.outcome });
+    // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
+    // cursor); the error raised stays the stream's first one.
+    emit(track, {
+      type: 'decision',
+      outcome: track.snapshot.context.outcome ?? 'resumption-failed',
+    });
     return error;
   };
 
@@ -697,7 +719,8 @@ export function continuityGuard(
     }
     if (response.status !== 200)
       return refused(record(track, { type: 'response', status: response.status }));
-    if ((!isSse && mutant !== 'any-content-type') || !response.body) {
+    if (!isSse || !response.body) {
+      if (mutant === 'non-sse-unjudged') return response;
       // Only a 200 with text/event-stream can prove a resume: any other body is not read as
       // SSE. The guard drops it (a disconnect after the 200): the machine says unproven.
       const e = record(track, { type: 'response', status: 200 }, { contentType: type });
@@ -714,12 +737,12 @@ export function continuityGuard(
     const read = readId(lastEventId);
     // A poll (the same cursor after the server ended an unproven stream) goes on with its
     // episode and its budget; any other reconnect closes the one before and starts anew.
-    const polling = stateOf(track.snapshot) === 'polling';
+    const polling = stateOf(track.snapshot) === 'polling' && track.episodeCursor === lastEventId;
     if (polling && overBudget(track, now())) {
       const e = budgetRunsOut(track);
       if (e) return e;
     }
-    const closed = close(track);
+    const closed = close(track, polling);
     if (closed) return closed;
     remove(waitingWithCursor, track);
     if (read === null) {
@@ -733,6 +756,7 @@ export function continuityGuard(
     track.reconnected = true;
     const t = now();
     if (!polling || mutant === 'budget-per-poll') track.episodeT = t;
+    track.episodeCursor = lastEventId;
     const e = record(track, {
       type: 'reconnect',
       cursor: read.seq,
@@ -744,11 +768,11 @@ export function continuityGuard(
 
   /**
    * A new reconnect closes the judgement window of the one before (`settle`): still unproven
-   * then, it has failed, and that failure is reported like any other. A poll's episode stays
-   * open: the machine judges the next reconnect as part of it.
+   * then, it has failed, and that failure is reported like any other. A poll with the same
+   * cursor (`continues`) keeps its episode open: the machine judges it as part of it.
    */
-  const close = (track: Track): StreamResumptionError | null => {
-    if (stateOf(track.snapshot) === 'polling') return null;
+  const close = (track: Track, continues: boolean): StreamResumptionError | null => {
+    if (continues) return null;
     const settled = settle(track.snapshot, machine);
     return settled === track.snapshot ? null : decide(track, { type: 'PROOF_TIMEOUT' });
   };
@@ -790,7 +814,7 @@ export function continuityGuard(
     try {
       response = await send(
         input,
-        init,
+        method === 'GET' && mutant !== 'follows-redirects' ? { ...init, redirect: 'manual' } : init,
         cfg.firstHeadersTimeoutMs,
         `no response headers in ${cfg.firstHeadersTimeoutMs} ms (firstHeadersTimeoutMs)`,
       );
@@ -799,6 +823,13 @@ export function continuityGuard(
     }
     const type = response.headers.get('content-type') ?? '';
     const isSse = /^\s*text\/event-stream\s*(;|$)/i.test(type);
+    if (method === 'GET' && response.status === 200 && !isSse && mutant !== 'non-sse-unjudged') {
+      // The SDK clients read any 200 GET body as SSE: one that is not SSE is never handed on.
+      response.body?.cancel().catch(() => {});
+      throw new Error(
+        `continuityGuard: a GET answered 200 with content type ${JSON.stringify(type)} is not an SSE stream; refused`,
+      );
+    }
     if (
       (method !== 'POST' && method !== 'GET') ||
       response.status !== 200 ||
@@ -845,7 +876,7 @@ export function continuityGuard(
     else if (waitingWithCursor.length > 0) {
       // A reconnect that dropped the cursor of an interrupted stream (rule 0).
       const track = waitingWithCursor.pop()!;
-      const e0 = close(track);
+      const e0 = close(track, false);
       if (e0) throw e0;
       track.reconnected = true;
       track.episodeT = now();

@@ -7,7 +7,7 @@
 
 /** The name of a guard mutant. */
 export type GuardMutantName =
-  | 'any-content-type'
+  | 'non-sse-unjudged'
   | 'cursorless-retry-is-new'
   | 'comment-ends-first-check'
   | 'budget-per-poll'
@@ -26,9 +26,10 @@ export interface GuardMutant {
 /** Every guard mutant, by bug number. */
 export const GUARD_MUTANTS: readonly GuardMutant[] = [
   {
-    name: 'any-content-type',
+    name: 'non-sse-unjudged',
     bug: 1,
-    description: 'reads any 200 resume body as SSE, whatever its content type',
+    description:
+      'passes a 200 resume that is not text/event-stream through unjudged (the SDK parses it as SSE anyway)',
   },
   {
     name: 'cursorless-retry-is-new',
