@@ -5,7 +5,7 @@
  * GuardAgreesWithOracle (the guard's own trace, judged by `checkTrace`), RetryInRange and
  * StateFreed (direct client: it sees the retry values and ends every body itself).
  */
-import { fc, test } from '@fast-check/vitest';
+import { test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { announceSeed, runs } from '../support/seed.js';
 import { runGuarded, type ClientKind } from './run-guarded.js';
@@ -13,7 +13,7 @@ import { scenario } from './scenario.js';
 
 const seed = announceSeed('properties/runtime/differential.test.ts');
 
-const RUNS: Record<ClientKind, number> = { v1: 5, v2: 5, direct: 15 };
+const RUNS: Record<ClientKind, number> = { v1: 8, v2: 8, direct: 30 };
 
 describe.each(Object.keys(RUNS) as ClientKind[])('the guard around the %s client', (kind) => {
   test.prop([scenario], { seed, numRuns: runs(RUNS[kind]), endOnFailure: true })(

@@ -124,7 +124,13 @@ export async function runGuarded(
         .messages;
     }
     // Let every budget that is still running decide before the traces are judged.
-    await new Promise((r) => setTimeout(r, BUDGET_MS + 50));
+    for (
+      let waited = 0;
+      inspectGuard(fetchFn)!.pending > 0 && waited < 4 * BUDGET_MS;
+      waited += 10
+    ) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
   } finally {
     await servers.close();
   }

@@ -87,6 +87,8 @@ export interface GuardState {
   failed: number;
   /** Of those, interrupted streams owed a reconnect. */
   owed: number;
+  /** Of those, streams whose reconnect is still being judged (a proof budget is running). */
+  pending: number;
 }
 
 const STATES = new WeakMap<object, () => GuardState>();
@@ -245,6 +247,7 @@ export function continuityGuard(
     streams: tracks.size,
     failed: failed.length,
     owed: waitingWithCursor.length + waitingPlain.length,
+    pending: [...tracks].filter((t) => isPending(t.snapshot)).length,
   }));
 
   const remove = (list: Track[], track: Track) => {
