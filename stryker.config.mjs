@@ -2,8 +2,8 @@
 /**
  * Mutation testing of the decision core: `npm run mutation` (not part of `npm test`; a run over
  * all files below takes tens of minutes). Narrow it with `npm run mutation -- --mutate <file>`.
- * The tests are the machine and trace suites only (vitest.mutation.config.ts), with a fixed
- * seed. Reports: the score per file on the console, and reports/mutation/ (html, json).
+ * The tests are the machine, trace and runtime suites (vitest.mutation.config.ts), with a
+ * fixed seed. Reports: the score per file on the console, and reports/mutation/ (html, json).
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
@@ -16,6 +16,10 @@ const config = {
     'src/trace/checker.ts',
     'src/trace/format.ts',
     'src/trace/engine.ts',
+    'src/runtime/continuity-guard.ts',
+    'src/runtime/guard-options.ts',
+    'src/runtime/id-only-blocks.ts',
+    'src/runtime/replay-fence.ts',
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },

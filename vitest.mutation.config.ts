@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
- * The test selection for `npm run mutation` (stryker.config.mjs): only the machine and trace
- * suites, the ones that exercise the mutated files, with a fixed seed so that a mutant is
+ * The test selection for `npm run mutation` (stryker.config.mjs): the machine, trace and
+ * runtime suites, the ones that exercise the mutated files, with a fixed seed so that a mutant is
  * killed (or survives) the same way on every run. `MCPR_SEED` in the environment still wins.
  * (`MCPR_RUNS_SCALE` cannot go below 1, so the run counts stay those of `npm test`.)
  */
@@ -11,7 +11,15 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: ['properties/machine/**/*.test.ts', 'properties/trace/**/*.test.ts'],
+    include: [
+      'properties/machine/**/*.test.ts',
+      'properties/trace/**/*.test.ts',
+      // The runtime: the guard (its bugs, its differential property and mutants, its id-only
+      // rewriter, its scripted rules) and the replay fence (slow-store).
+      'properties/runtime/**/*.test.ts',
+      'properties/conformance/guard.test.ts',
+      'properties/conformance/slow-store.test.ts',
+    ],
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
   },
 });
