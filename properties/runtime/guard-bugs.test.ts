@@ -179,7 +179,10 @@ describe('bugs 4-7 at the guard', () => {
       await new Promise((r) => setTimeout(r, 40));
     }
     expect(h.seen.filter((s) => s.lastEventId === '3').length).toBeGreaterThanOrEqual(3);
-    expect(failures.map((f) => f.code)).toEqual(['unproven']);
+    // The budget runs out between polls or on one (unproven), or, on a loaded machine, while a
+    // poll's headers are still on their way (no-response): one failure either way.
+    expect(failures).toHaveLength(1);
+    expect(['unproven', 'no-response']).toContain(failures[0]!.code);
     expect(errors[0]).toBe(failures[0]);
     const again = await failureOf(
       fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } }),

@@ -297,6 +297,7 @@ export function continuityGuard(
   let lastT = 0;
   const now = () => (lastT = Date.now() - t0);
   const emit = (track: Track, line: Record<string, unknown>, t?: number) => {
+    if (!options.onTrace) return;
     const at = t ?? (line.type === 'decision' ? lastT : now());
     options.onTrace?.({ ...line, t: at } as GuardTraceLine, track.id);
   };
