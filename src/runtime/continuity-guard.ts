@@ -458,7 +458,8 @@ export function continuityGuard(
     const reader = source.getReader();
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
-    let out: Uint8Array[] = [];
+    /** Text accepted and not yet handed on: one chunk per read, not one per event. */
+    let out: string[] = [];
     let failure: Error | null = null;
     /** `comment-ends-first-check` mutant: a comment came before the first event. */
     let commentFirst = false;
@@ -468,7 +469,7 @@ export function continuityGuard(
     const stop = (e: Error | null) => {
       if (e) failure ??= e;
     };
-    const forward = (text: string) => out.push(encoder.encode(text));
+    const forward = (text: string) => out.push(text);
 
     /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
     const first = (floor?: number): boolean => {
@@ -591,7 +592,7 @@ export function continuityGuard(
         async pull(controller) {
           for (;;) {
             if (out.length > 0) {
-              for (const chunk of out) controller.enqueue(chunk);
+              controller.enqueue(encoder.encode(out.join('')));
               out = [];
               return;
             }
@@ -652,7 +653,7 @@ export function continuityGuard(
             if (result.done) {
               feed(decoder.decode());
               ended('end');
-              for (const chunk of out) controller.enqueue(chunk);
+              if (out.length > 0) controller.enqueue(encoder.encode(out.join('')));
               out = [];
               if (failure) controller.error(failure);
               else controller.close();
