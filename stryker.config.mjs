@@ -2,8 +2,10 @@
 /**
  * Mutation testing of the decision core: `npm run mutation` (not part of `npm test`; a run over
  * all files below takes tens of minutes). Narrow it with `npm run mutation -- --mutate <file>`.
- * The tests are the machine, trace and store suites only (vitest.mutation.config.ts), with a
- * fixed seed; the store suites need a redis-server (they start their own). Reports: the score per file on the console, and reports/mutation/ (html, json).
+ * The tests are the machine, trace, store and runtime suites (vitest.mutation.config.ts), with a
+ * fixed seed; the store suites need a redis-server (they start their own). The runtime suites
+ * run real SDK clients over loopback, so mutate runtime files one at a time. Reports: the score
+ * per file on the console, and reports/mutation/ (html, json).
  *
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
@@ -28,6 +30,10 @@ const config = {
     'src/trace/render.ts',
     'src/trace/check.ts',
     'src/commands/check.ts',
+    'src/runtime/continuity-guard.ts',
+    'src/runtime/guard-options.ts',
+    'src/runtime/id-only-blocks.ts',
+    'src/runtime/replay-fence.ts',
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },

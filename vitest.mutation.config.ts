@@ -2,9 +2,10 @@ import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
- * The test selection for `npm run mutation` (stryker.config.mjs): only the machine and trace
- * suites and the two store suites (both stores' contract, with its crash-and-restart case, and
- * the in-process store's own), the ones that exercise the mutated files, with a fixed seed so that a mutant is
+ * The test selection for `npm run mutation` (stryker.config.mjs): the machine and trace suites,
+ * the two store suites (both stores' contract, with its crash-and-restart case, and the
+ * in-process store's own) and the runtime suites, the ones that exercise the mutated files, with
+ * a fixed seed so that a mutant is
  * killed (or survives) the same way on every run. `MCPR_SEED` in the environment still wins.
  * (`MCPR_RUNS_SCALE` cannot go below 1, so the run counts stay those of `npm test`.)
  */
@@ -17,6 +18,11 @@ export default defineConfig({
       'properties/trace/**/*.test.ts',
       'properties/conformance/continuity-store.test.ts',
       'properties/redis/store-contract.test.ts',
+      // The runtime: the guard (its bugs, its differential property and mutants, its id-only
+      // rewriter, its scripted rules) and the replay fence (slow-store).
+      'properties/runtime/**/*.test.ts',
+      'properties/conformance/guard.test.ts',
+      'properties/conformance/slow-store.test.ts',
     ],
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
   },

@@ -5,6 +5,7 @@
  */
 import { checkBench } from './check.js';
 import { exploreBench } from './explore.js';
+import { guardBench } from './guard.js';
 import { redisBench } from './redis.js';
 import { verifyBench } from './verify.js';
 
@@ -21,6 +22,7 @@ export const BENCHES: Bench[] = [];
 
 BENCHES.push(checkBench);
 BENCHES.push(exploreBench);
+BENCHES.push(guardBench);
 // Redis before verify: verify leaves a large heap behind, whose collection the store's side
 // (more objects per event than raw XADD) would pay for in the same process.
 BENCHES.push(redisBench);

@@ -151,7 +151,8 @@ describe('the rules, each able to fail', () => {
       onDecision: (d) => decisions.push(d.outcome),
     });
     expect(body).toContain('id: 4');
-    expect(decisions).toEqual(['delayed']);
+    // Delayed while only the acknowledgment proved anything, then resumed by event 4.
+    expect(decisions).toEqual(['delayed', 'resumed']);
   });
 
   test('an acknowledgment whose floor is above cursor+1 is refused (cursor below floor)', async () => {

@@ -411,7 +411,7 @@ export async function runClientCell(
         if (entry.guard) abort.abort(e);
       },
       ...entry.guardOptions,
-      trace: (line, stream) => {
+      onTrace: (line, stream) => {
         const lines = tracks.get(stream) ?? [];
         lines.push(JSON.stringify(line));
         tracks.set(stream, lines);

@@ -4,21 +4,36 @@
  * machine's decision to every stream and every resumption, and errors a stream with
  * {@link StreamResumptionError} instead of letting a gap through.
  *
- * The decision is the project's machine (`model/client-machine.ts`) driven through the pure
- * `step`/`settle` of `model/run.ts`; the guard only turns HTTP and SSE into observations.
+ * The guard is a thin adapter: every HTTP-level fact (a status, a content type, a redirect, the
+ * headers' arrival, a comment, an event, id-less data, an end, a disconnect, a timer) becomes
+ * one trace line (format v1) and the one machine observation that line maps to
+ * (`observationOf`); the machine (`model/client-machine.ts`, run by `step`/`settle` of
+ * `model/run.ts`, compiled by `src/trace/engine.ts` as the trace checker runs it) decides. What the guard adds is runtime policy the model leaves to the
+ * client: bounds on waits and memory, and refusing every later GET of a failed stream until the
+ * application re-issues its call. docs/runtime.md lists every rule and bound.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { clientMachine, type ClientMachine } from '../../model/client-machine.js';
+import { clientMachine, PENDING_STATES, type ClientStateName } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
-import type { Outcome, Reason } from '../../model/outcomes.js';
-import { initialSnapshot, settle, stateOf, step, type ClientSnapshot } from '../../model/run.js';
 import { StreamResumptionError } from '../reference.js';
-import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
 import { observationOf } from '../trace/checker.js';
+import { engineFor, type MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
+import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
+import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
+import {
+  configOf,
+  type ContinuityGuardOptions,
+  type GuardTraceLine,
+  type IdReader,
+} from './guard-options.js';
 
-/** Reads a sequence number (and the stream) out of an SSE id; `null`: not readable. */
-export type IdReader = (id: string) => { seq: number; stream?: string } | null;
+export type {
+  ContinuityGuardOptions,
+  GuardDecision,
+  GuardTraceLine,
+  IdReader,
+} from './guard-options.js';
 
 /**
  * The default id reader: a {@link ContinuityEventStore} id (`<epoch>-s<k>-<seq>`), or a plain
@@ -41,95 +56,89 @@ export function idReaderFromPattern(pattern: RegExp): IdReader {
   };
 }
 
-/** A decision the guard took about one reconnect. */
-export interface GuardDecision {
-  outcome: Outcome;
-  reason: Reason | null;
-  /** The `Last-Event-ID` sent (`null`: none). */
-  cursor: string | null;
+/**
+ * A request refused because the guard already follows `maxStreams` streams: nothing was sent.
+ * Finish or re-issue the calls in flight, or raise `maxStreams`.
+ */
+export class GuardCapacityError extends Error {
+  /** The bound that was reached. */
+  readonly maxStreams: number;
+  constructor(maxStreams: number) {
+    super(
+      `continuityGuard: already following maxStreams (${maxStreams}) streams; the request was refused before it was sent`,
+    );
+    this.name = 'GuardCapacityError';
+    this.maxStreams = maxStreams;
+  }
 }
 
-/** Options of {@link continuityGuard}. */
-export interface ContinuityGuardOptions {
-  /** How to read sequence numbers out of event ids. Default {@link defaultIdReader}. */
-  readId?: IdReader;
-  /**
-   * Idle timeout (ms) on bytes arriving: the timer runs only while the guard waits for the
-   * network on behalf of a reader that asked for more, so a busy application (backpressure)
-   * never trips it. When it fires, the stream is errored and the SDK reconnects with its cursor.
-   * Must exceed the server's keepalive interval plus the longest single-write stall. Default 0
-   * (off).
-   */
-  idleTimeoutMs?: number;
-  /**
-   * `'network'` (default): the idle timer restarts when it fires late because the event loop
-   * was blocked, since the bytes may be waiting unread. `'wall'`: a naive timer that fires
-   * anyway, mistaking application work for silence (kept to show the difference in tests).
-   */
-  idleClock?: 'network' | 'wall';
-  /**
-   * How long (ms) a 200 reconnect may stay unproven (no acknowledgment with a floor, no event)
-   * before it is resumption-failed: the proof budget of an episode, measured from its first
-   * reconnect. When the server ends an unproven resumed stream (MCP 2025-11-25 polling), the
-   * client's next reconnect with the same cursor goes on with the same budget. Default 10000.
-   */
-  proofTimeoutMs?: number;
-  /**
-   * How long (ms) a reconnect may wait for the answer's headers before it counts as unanswered
-   * (rule 1: resumption-failed) and is aborted. Default 10000.
-   */
-  responseTimeoutMs?: number;
-  /** Largest single SSE event accepted (bytes); beyond it the stream is errored. Default 8 MiB. */
-  maxEventBytes?: number;
-  /**
-   * `true` (default): error streams that cannot prove continuity. `false`: observe only (record
-   * decisions and the trace, change nothing), as a bare client behaves.
-   */
-  enforce?: boolean;
-  /** Called with every escalation (also when `enforce` is false). */
-  onFailure?: (error: StreamResumptionError) => void;
-  /** Called with every decision about a reconnect. */
-  onDecision?: (decision: GuardDecision) => void;
-  /**
-   * Receives the guard's observations as trace lines (format v1), for `mcp-resumption check`,
-   * with the number of the stream they belong to: one trace tells one stream's story (a request's
-   * stream and its resumptions), so keep the lines of each stream apart.
-   */
-  trace?: (line: Record<string, unknown>, stream: number) => void;
-  /** The machine to decide with (tests pass mutants). Default the client machine. */
-  machine?: ClientMachine;
+/** What a guard holds, for tests and health checks ({@link inspectGuard}). */
+export interface GuardState {
+  /** Streams followed: open, owed a reconnect, or failed and waiting for a re-issue. */
+  streams: number;
+  /** Of those, failed streams whose every GET is refused until their call is re-issued. */
+  failed: number;
+  /** Of those, interrupted streams owed a reconnect. */
+  owed: number;
+  /** Of those, streams whose reconnect is still being judged (a proof budget is running). */
+  pending: number;
 }
 
-/** One followed stream: its machine snapshot, its last id, whether its request completed. */
+const STATES = new WeakMap<object, () => GuardState>();
+
+/** What the guard returned by {@link continuityGuard} holds now (`null`: not a guard). */
+export function inspectGuard(guarded: typeof fetch): GuardState | null {
+  return STATES.get(guarded)?.() ?? null;
+}
+
+/** The (flat) state a machine state is in. */
+function stateOf(state: MachineState): ClientStateName {
+  return state.value as ClientStateName;
+}
+
+/** `true` while a reconnect is still being judged (as `isPending` of model/run.ts). */
+function isPending(state: MachineState): boolean {
+  return PENDING_STATES.includes(stateOf(state));
+}
+
+/** One followed stream: a request's stream (or the standalone GET) and its resumptions. */
 interface Track {
-  snapshot: ClientSnapshot;
+  id: number;
+  snapshot: MachineState;
+  /** The last id delivered: the key a later `Last-Event-ID` names. */
   lastId: string | null;
   /** The JSON-RPC response of its request arrived: nothing more is owed. */
   completed: boolean;
-  /** The stream ended or broke before completing. */
-  interrupted: boolean;
-  /** A reconnect's answer not yet fed to the machine (waits for a possible ack). */
-  pendingStatus: number | null;
-  failed: boolean;
-  /** A reconnect was made on this track (decision lines follow reconnects only). */
-  reconnected: boolean;
   /** The standalone GET stream: reconnects without a cursor until it received an id. */
   plain: boolean;
-  /** Number of the stream, for the trace. */
-  id: number;
-  /** When the current episode of reconnects began (polls with one cursor share a budget). */
-  episodeStart: number;
-  /** Fails a poll whose client never reconnects before the episode's budget runs out. */
-  pollTimer?: NodeJS.Timeout;
+  /** Set when the stream failed: every later GET for it is refused with this error. */
+  failure: StreamResumptionError | null;
+  /** The request it answers (method and params), to see the application re-issue it. */
+  call: string | null;
+  /** A reconnect was made on this track (decision lines follow reconnects only). */
+  reconnected: boolean;
+  /** `t` of the current episode's first reconnect. */
+  episodeT: number;
+  /** The `Last-Event-ID` of the current episode: a poll sends it again. */
+  episodeCursor?: string;
+  /** The proof budget of the current episode. */
+  budget?: NodeJS.Timeout;
+  /** A resume's 200 not yet fed to the machine: it waits for the first SSE item (an ack?). */
+  held: boolean;
+  /** Errors the stream being read, when the budget runs out on it. */
+  giveUp?: (e: StreamResumptionError) => void;
 }
 
-function headersOf(input: Parameters<typeof fetch>[0], init?: RequestInit): Headers {
+type Body = ReadableStream<Uint8Array>;
+type Input = Parameters<typeof fetch>[0];
+
+function headersOf(input: Input, init?: RequestInit): Headers {
   if (init?.headers) return new Headers(init.headers);
   if (input instanceof Request) return input.headers;
   return new Headers();
 }
 
-function methodOf(input: Parameters<typeof fetch>[0], init?: RequestInit): string {
+function methodOf(input: Input, init?: RequestInit): string {
   return (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
 }
 
@@ -141,24 +150,65 @@ function serialize(e: EventSourceMessage): string {
   return out + '\n';
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function isResponseMessage(data: string): boolean {
   if (!data.includes('"id"')) return false;
-  try {
-    const m = JSON.parse(data) as Record<string, unknown>;
-    return 'id' in m && ('result' in m || 'error' in m) && !('method' in m);
-  } catch {
-    return false;
+  const m = parseJson(data) as Record<string, unknown> | undefined;
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    'id' in m &&
+    ('result' in m || 'error' in m) &&
+    !('method' in m)
+  );
+}
+
+/** The replay floor an acknowledgment states (`undefined`: not an acknowledgment). */
+function ackFloor(ev: EventSourceMessage): number | undefined {
+  if (ev.id) return undefined;
+  const msg = parseJson(ev.data);
+  const f = isReplayAck(msg) ? (msg.params as { floor?: unknown }).floor : undefined;
+  return typeof f === 'number' && Number.isSafeInteger(f) ? f : undefined;
+}
+
+/**
+ * The call a POST body carries, as `method` and `params` without `_meta` (the SDK puts a fresh
+ * progress token there on every call), so that a re-issue of the same call is recognized.
+ * `initialize` is reported as such: a new session re-issues everything.
+ */
+function callOf(body: unknown): string | null {
+  if (typeof body !== 'string') return null;
+  const m = parseJson(body) as { method?: unknown; id?: unknown; params?: unknown } | undefined;
+  if (typeof m !== 'object' || m === null || typeof m.method !== 'string' || m.id === undefined) {
+    return null;
   }
+  const { _meta, ...params } = (m.params ?? {}) as Record<string, unknown>;
+  void _meta;
+  return `${m.method} ${JSON.stringify(params)}`;
+}
+
+/** A redirect answer: the guard asks fetch not to follow them on a resume (rule 3). */
+function isRedirect(r: Response): boolean {
+  return r.type === 'opaqueredirect' || r.redirected || (r.status >= 300 && r.status < 400);
 }
 
 /**
  * Wraps `fetchFn` so that every SSE stream the MCP client reads is checked by the client
  * machine: the first stream of a request must be gap-free; a resumption (GET with
  * `Last-Event-ID`) must be proven by a replay acknowledgment with a floor covering the cursor
- * or by a first event whose id is the cursor's successor; a reconnect without `Last-Event-ID`
- * after events were received is refused. When continuity cannot be proven the response body
- * errors with {@link StreamResumptionError} (the SDK reports it through `onerror`), or, for a
- * reconnect refused before any body, the fetch itself rejects with it.
+ * or by a first event whose id is the cursor's successor, on a `200` answer with
+ * `text/event-stream`; a reconnect without `Last-Event-ID` after events were received is
+ * refused. When continuity cannot be proven the response body errors with
+ * {@link StreamResumptionError} (the SDK reports it through `onerror`), or, for a reconnect
+ * refused before any body, the fetch itself rejects with it; every later GET for that stream
+ * is refused with the same error until the application re-issues the call.
  *
  * @category Runtime
  * @example
@@ -178,244 +228,361 @@ export function continuityGuard(
   fetchFn: typeof fetch,
   options: ContinuityGuardOptions = {},
 ): typeof fetch {
+  const cfg = configOf(options);
   const readId = options.readId ?? defaultIdReader;
   const machine = options.machine ?? clientMachine;
-  const enforce = options.enforce ?? true;
-  const proofTimeoutMs = options.proofTimeoutMs ?? 10_000;
-  const idleTimeoutMs = options.idleTimeoutMs ?? 0;
-  const maxEventBytes = options.maxEventBytes ?? 8 * 1024 * 1024;
-  const responseTimeoutMs = options.responseTimeoutMs ?? 10_000;
-  const idleClock = options.idleClock ?? 'network';
+  // The machine runs compiled, as the trace checker runs it (xstate's own transition() costs
+  // about 0.2 ms a step, more than the network for an event); both take the same steps.
+  const engine = engineFor(machine);
+  /** Closes a pending judgement window, as `settle` of model/run.ts does. */
+  const settle = (state: MachineState): MachineState =>
+    isPending(state) ? engine.step(state, { type: 'PROOF_TIMEOUT' }) : state;
+  const { enforce, mutant } = cfg;
   const t0 = Date.now();
-  const trace = (track: Track, line: Record<string, unknown>) =>
-    options.trace?.({ ...line, t: Date.now() - t0 }, track.id);
   let nextTrackId = 1;
-  /** Tracks by the last id they delivered (the key a later Last-Event-ID names). */
+  /** Every stream followed (the memory the cap bounds). */
+  const tracks = new Set<Track>();
+  /** Requests sent that may open a stream: they hold a place under the cap. */
+  let reserved = 0;
   const byLastId = new Map<string, Track>();
-  /**
-   * Interrupted streams owe one reconnect each. Those that hold a cursor must send it; those
-   * that never received an id (the standalone GET stream) reconnect without one. A cursor-less
-   * GET is matched first to the latter: only when none is waiting does it drop a cursor.
-   */
+  /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
   const waitingWithCursor: Track[] = [];
-  let waitingPlain = 0;
+  /** Interrupted standalone streams that never received an id: they reconnect without one. */
+  const waitingPlain: Track[] = [];
+  /** Failed streams, latest last: GETs without a cursor are theirs until the re-issue. */
+  const failed: Track[] = [];
+
+  STATES.set(guarded, () => ({
+    streams: tracks.size,
+    failed: failed.length,
+    owed: waitingWithCursor.length + waitingPlain.length,
+    pending: [...tracks].filter((t) => isPending(t.snapshot)).length,
+  }));
+
+  const remove = (list: Track[], track: Track) => {
+    const at = list.indexOf(track);
+    if (at >= 0) list.splice(at, 1);
+  };
+
+  /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
+  const free = (track: Track) => {
+    if (mutant === 'keeps-completed-streams' && track.failure === null) return;
+    clearTimeout(track.budget);
+    tracks.delete(track);
+    if (track.lastId !== null && byLastId.get(track.lastId) === track)
+      byLastId.delete(track.lastId);
+    remove(waitingWithCursor, track);
+    remove(waitingPlain, track);
+    remove(failed, track);
+  };
+
+  const newTrack = (call: string | null): Track => {
+    const track: Track = {
+      id: nextTrackId++,
+      snapshot: engine.initial(),
+      lastId: null,
+      completed: false,
+      plain: false,
+      failure: null,
+      call,
+      reconnected: false,
+      episodeT: 0,
+      held: false,
+    };
+    tracks.add(track);
+    return track;
+  };
+
+  /** The time of the latest line: a decision carries the time of the line that led to it. */
+  let lastT = 0;
+  const now = () => (lastT = Date.now() - t0);
+  const emit = (track: Track, line: Record<string, unknown>, t?: number) => {
+    if (!options.onTrace) return;
+    const at = t ?? (line.type === 'decision' ? lastT : now());
+    options.onTrace?.({ ...line, t: at } as GuardTraceLine, track.id);
+  };
 
   /**
    * Feeds one observation to the track's machine; reports decisions; returns the error to raise
    * when the machine escalated (only when enforcing).
    */
-  const observe = (track: Track, o: Observation): StreamResumptionError | null => {
+  const decide = (track: Track, o: Observation): StreamResumptionError | null => {
     const prev = stateOf(track.snapshot);
-    track.snapshot = step(track.snapshot, o, machine);
+    track.snapshot = engine.step(track.snapshot, o);
     const state = stateOf(track.snapshot);
     const ctx = track.snapshot.context;
-    const wasPending = prev === 'reconnecting' || prev === 'awaitingProof';
     const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if ((wasPending && ctx.outcome !== null) || escalated) {
-      const outcome = ctx.outcome ?? 'resumption-failed';
-      if (enforce && track.reconnected) trace(track, { type: 'decision', outcome });
+    if (!isPending(track.snapshot)) clearTimeout(track.budget);
+    // A decision about a reconnect: taken on the reconnect itself, or while it is judged
+    // (pending, or delayed until an event proves it). An escalation inside a stream already
+    // accepted is a break of that stream, not a decision about its reconnect.
+    const judged = o.type === 'RECONNECT' || PENDING_STATES.includes(prev) || prev === 'delayed';
+    if (judged && state !== prev && ctx.outcome !== null) {
+      const outcome = ctx.outcome;
+      if (enforce && track.reconnected) emit(track, { type: 'decision', outcome });
       options.onDecision?.({ outcome, reason: ctx.reason, cursor: track.lastId });
-    } else if (state === 'polling' && prev !== 'polling' && enforce && track.reconnected) {
+    } else if (state === 'polling' && prev !== 'polling' && enforce) {
       // The server ended an unproven resumed stream: the guard waits for the next poll.
-      trace(track, { type: 'decision', outcome: 'delayed' });
+      emit(track, { type: 'decision', outcome: 'delayed' });
     }
     if (!escalated) return null;
-    track.failed = true;
     const error = new StreamResumptionError(
       ctx.reason?.text ?? 'continuity cannot be proven',
       ctx.reason?.code ?? 'unproven',
       state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
     );
     options.onFailure?.(error);
-    return enforce ? error : null;
+    return enforce ? fail(track, error) : null;
+  };
+
+  /** The stream failed: every later GET for it is refused with `error` until the re-issue. */
+  const fail = (track: Track, error: StreamResumptionError): StreamResumptionError => {
+    track.failure ??= error;
+    remove(waitingWithCursor, track);
+    remove(waitingPlain, track);
+    // A stream already freed (its response arrived) owes nothing: nothing to refuse later.
+    if (tracks.has(track) && !failed.includes(track)) failed.push(track);
+    return track.failure;
   };
 
   /**
-   * Records a line of the trace (format v1) and feeds the machine its observation, through the
-   * format's own mapping (`observationOf`), so what the guard decides on and what it records
-   * cannot drift apart.
+   * Records one trace line and feeds the machine its observation through the format's own
+   * mapping (`observationOf`), so that what the guard decides on and what it records cannot
+   * drift apart. While an episode is pending, its budget is checked first against the line's
+   * time, as the trace checker does with `proofBudget`.
    */
   const record = (
     track: Track,
     line: Exclude<TraceLine, { type: 'decision' }>,
     extra: Record<string, unknown> = {},
   ): StreamResumptionError | null => {
-    trace(track, { ...line, ...extra });
-    return observe(track, observationOf(line) as Observation);
+    const t = now();
+    if (line.type !== 'reconnect' && overBudget(track, t)) {
+      const e = budgetRunsOut(track);
+      if (e) return e;
+    }
+    emit(track, { ...line, ...extra }, t);
+    if (!enforce && line.type === 'response' && track.reconnected) {
+      // Observe-only: what a bare client decides is to accept any 200 answer.
+      const outcome = line.status === 200 ? 'resumed' : 'resumption-failed';
+      emit(track, { type: 'decision', outcome });
+    }
+    return decide(track, observationOf(line) as Observation);
   };
 
-  const flushResponse = (track: Track, floor?: number): StreamResumptionError | null => {
-    if (track.pendingStatus === null) return null;
-    const status = track.pendingStatus;
-    track.pendingStatus = null;
-    const e = record(track, {
-      type: 'response',
-      status,
-      ...(floor !== undefined ? { floor } : {}),
-    });
-    if (!enforce) {
-      // Observe-only: what a bare client decides is to accept any 200 stream.
-      trace(track, { type: 'decision', outcome: status === 200 ? 'resumed' : 'resumption-failed' });
+  const overBudget = (track: Track, t: number) =>
+    track.reconnected && isPending(track.snapshot) && t - track.episodeT > cfg.proofTimeoutMs;
+
+  /**
+   * The episode's budget ran out: a held answer is fed as it is, and a stream being read is
+   * given up (a disconnect); between polls the machine's timer fires (`PROOF_TIMEOUT`).
+   */
+  const budgetRunsOut = (track: Track): StreamResumptionError | null => {
+    clearTimeout(track.budget);
+    now();
+    if (track.held) {
+      const e = answer(track);
+      if (e || !isPending(track.snapshot)) return e;
     }
+    if (stateOf(track.snapshot) === 'polling') {
+      return decide(track, { type: 'PROOF_TIMEOUT' });
+    }
+    if (!isPending(track.snapshot)) return null;
+    emit(track, { type: 'disconnect' });
+    const e = decide(track, { type: 'DISCONNECT' });
+    if (e) track.giveUp?.(e);
     return e;
   };
 
-  const guardBody = (
-    track: Track,
-    source: ReadableStream<Uint8Array>,
-  ): ReadableStream<Uint8Array> => {
+  const armBudget = (track: Track) => {
+    clearTimeout(track.budget);
+    const left = Math.max(0, track.episodeT + cfg.proofTimeoutMs - now() + 1);
+    track.budget = setTimeout(() => {
+      if (isPending(track.snapshot)) budgetRunsOut(track);
+    }, left);
+    track.budget.unref?.();
+  };
+
+  /** Feeds a held 200 to the machine, with the floor of an acknowledgment if one came first. */
+  const answer = (track: Track, floor?: number): StreamResumptionError | null => {
+    track.held = false;
+    return record(track, {
+      type: 'response',
+      status: 200,
+      ...(floor !== undefined ? { floor } : {}),
+    });
+  };
+
+  /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
+  const remember = (track: Track, id: string) => {
+    if (!tracks.has(track)) return; // freed: its response arrived
+    if (track.lastId !== null && byLastId.get(track.lastId) === track)
+      byLastId.delete(track.lastId);
+    track.lastId = id;
+    byLastId.set(id, track);
+  };
+
+  /** A stream ended or broke: a completed one is forgotten, an interrupted one is owed a reconnect. */
+  const streamEnded = (track: Track) => {
+    track.giveUp = undefined;
+    if (track.failure) return;
+    if (track.completed) return free(track);
+    if (track.lastId !== null) waitingWithCursor.push(track);
+    else if (track.plain) waitingPlain.push(track);
+    else free(track); // nothing names it: no reconnect can come for it
+  };
+
+  /**
+   * Refuses a GET for a failed stream with its error. The GET is recorded (a reconnect the
+   * guard does not send: it stays unanswered, rule 1) so that the trace shows every refusal.
+   */
+  const refuse = (track: Track, cursor: number | null, stream?: string): StreamResumptionError => {
+    const error = track.failure!;
+    emit(track, { type: 'reconnect', cursor, ...(stream ? { stream } : {}) });
+    track.snapshot = engine.step(track.snapshot, {
+      type: 'RECONNECT',
+      cursor,
+      ...(stream ? { stream } : {}),
+    });
+    if (isPending(track.snapshot)) track.snapshot = settle(track.snapshot);
+    // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
+    // cursor); the error raised stays the stream's first one.
+    emit(track, {
+      type: 'decision',
+      outcome: track.snapshot.context.outcome ?? 'resumption-failed',
+    });
+    return error;
+  };
+
+  const guardBody = (track: Track, source: Body, signal?: AbortSignal | null): Body => {
     const reader = source.getReader();
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
-    let out: Uint8Array[] = [];
+    /** Text accepted and not yet handed on: one chunk per read, not one per event. */
+    let out: string[] = [];
     let failure: Error | null = null;
-    let first = true;
-    let proofTimer: NodeJS.Timeout | undefined;
+    /** `comment-ends-first-check` mutant: a comment came before the first event. */
+    let commentFirst = false;
+    let isEnded = false;
+    let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
 
-    const fail = (e: Error) => {
-      failure ??= e;
+    const stop = (e: Error | null) => {
+      if (e) failure ??= e;
     };
-    const forward = (text: string) => out.push(encoder.encode(text));
+    const forward = (text: string) => out.push(text);
+
+    /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
+    const first = (floor?: number): boolean => {
+      if (!track.held) return false;
+      stop(answer(track, floor));
+      return true;
+    };
+
     const parser = createParser({
-      maxBufferSize: maxEventBytes,
+      maxBufferSize: cfg.maxEventBytes,
       onError: (err) => {
         if (err.type === 'max-buffer-size-exceeded') {
-          fail(new Error(`SSE event larger than ${maxEventBytes} bytes`));
+          stop(new Error(`SSE event larger than ${cfg.maxEventBytes} bytes`));
         }
       },
-      onRetry: (ms) => forward(`retry: ${ms}\n\n`),
+      onRetry: (ms) => {
+        const clamped =
+          mutant === 'retry-unclamped'
+            ? ms
+            : Math.min(cfg.maxRetryMs, Math.max(cfg.minRetryMs, ms));
+        forward(`retry: ${clamped}\n\n`);
+      },
       onComment: (c) => {
         if (failure) return;
-        if (first && track.pendingStatus !== null) {
-          // A keepalive before anything else: the answer carried no acknowledgment.
-          const e = flush();
-          if (e) return fail(e);
-        }
-        const e = record(track, { type: 'keepalive' });
-        if (e) return fail(e);
+        if (track.held && mutant === 'comment-ends-first-check') commentFirst = true;
+        first();
+        if (failure) return;
+        stop(record(track, { type: 'keepalive' }));
         forward(`:${c}\n\n`);
       },
       onEvent: (ev) => {
         if (failure) return;
-        const wasFirst = first;
-        first = false;
-        if (wasFirst && track.pendingStatus !== null) {
-          let floor: number | undefined;
-          if (!ev.id) {
-            try {
-              const msg: unknown = JSON.parse(ev.data);
-              const f = isReplayAck(msg) ? msg.params.floor : undefined;
-              if (typeof f === 'number' && Number.isSafeInteger(f)) floor = f;
-            } catch {
-              // not an acknowledgment
-            }
-          }
-          const e = flush(floor);
-          if (e) return fail(e);
-          if (floor !== undefined) return forward(serialize(ev));
-        }
+        const floor = track.held ? ackFloor(ev) : undefined;
+        first(floor);
+        if (failure) return;
+        if (floor !== undefined) return forward(serialize(ev));
         if (!ev.id) {
           // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6).
-          const e = record(track, { type: 'event' });
-          if (e) return fail(e);
-          return forward(serialize(ev));
+          stop(record(track, { type: 'event' }));
+          if (!failure) forward(serialize(ev));
+          return;
         }
         const read = readId(ev.id);
         if (read === null) {
           if (track.reconnected && enforce) {
-            return fail(
-              new StreamResumptionError(
-                `event id ${JSON.stringify(ev.id)} carries no readable sequence: continuity cannot be proven`,
-                'unproven',
-              ),
+            const e = new StreamResumptionError(
+              `event id ${JSON.stringify(ev.id)} carries no readable sequence: continuity cannot be proven`,
+              'unproven',
             );
+            options.onFailure?.(e);
+            return stop(fail(track, e));
           }
           // A first stream with opaque ids: nothing to check yet (it proves nothing, like a
           // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
-          const e = record(track, { type: 'keepalive' }, { opaqueId: ev.id });
-          if (e) return fail(e);
-          remember(ev.id);
-          if (isResponseMessage(ev.data)) track.completed = true;
-          return forward(serialize(ev));
+          stop(record(track, { type: 'keepalive' }, { opaqueId: ev.id }));
+        } else if (commentFirst) {
+          commentFirst = false; // the mutant: this event is not judged
+          emit(track, {
+            type: 'event',
+            id: read.seq,
+            ...(read.stream ? { stream: read.stream } : {}),
+          });
+        } else {
+          stop(
+            record(track, {
+              type: 'event',
+              id: read.seq,
+              ...(read.stream ? { stream: read.stream } : {}),
+            }),
+          );
         }
-        const e = record(track, {
-          type: 'event',
-          id: read.seq,
-          ...(read.stream ? { stream: read.stream } : {}),
-        });
-        if (e) return fail(e);
-        clearTimeout(proofTimer);
-        remember(ev.id);
-        if (isResponseMessage(ev.data)) track.completed = true;
+        if (failure) return;
+        remember(track, ev.id);
+        if (isResponseMessage(ev.data)) {
+          track.completed = true;
+          // Nothing more is owed: no reconnect can come for this stream.
+          if (!track.plain) free(track);
+        }
         forward(serialize(ev));
       },
     });
 
-    /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
-    function remember(id: string): void {
-      if (track.lastId !== null && byLastId.get(track.lastId) === track) {
-        byLastId.delete(track.lastId);
+    const rewrite = idOnlyBlocksAsPriming(cfg.maxEventBytes);
+    const feed = (text: string) => {
+      try {
+        parser.feed(rewrite(text));
+      } catch (e) {
+        stop(e as Error);
       }
-      track.lastId = id;
-      byLastId.set(id, track);
-    }
-
-    /** Feeds the held answer (with the acknowledgment's floor, if any) to the machine. */
-    const flush = (floor?: number): StreamResumptionError | null => {
-      const e = flushResponse(track, floor);
-      if (stateOf(track.snapshot) !== 'awaitingProof') clearTimeout(proofTimer);
-      return e;
     };
 
-    const armProof = () => {
-      clearTimeout(proofTimer);
-      const left = Math.max(0, track.episodeStart + proofTimeoutMs - Date.now());
-      proofTimer = setTimeout(() => {
-        const held = track.pendingStatus !== null ? flush() : null;
-        const e = held ?? observe(track, { type: 'PROOF_TIMEOUT' });
-        if (!e) return;
-        fail(e);
-        // The trace has no proof-timer line: the stream is given up (a disconnect).
-        trace(track, { type: 'disconnect' });
-        isEnded = true;
-        owesReconnect();
-        controllerRef?.error(e);
-        reader.cancel().catch(() => {});
-      }, left);
-      proofTimer.unref?.();
-    };
-
-    let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
-    // The proof window opens with the answer: a 200 must prove itself within it.
-    if (track.pendingStatus !== null && proofTimeoutMs > 0) armProof();
-
-    let isEnded = false;
-    const ended = (how: 'END' | 'DISCONNECT') => {
-      clearTimeout(proofTimer);
+    const ended = (how: 'end' | 'disconnect') => {
       if (isEnded) return;
       isEnded = true;
-      if (track.pendingStatus !== null) {
-        const e = flush();
-        if (e) fail(e);
-      }
-      if (!failure) {
-        const e = record(track, { type: how === 'END' ? 'end' : 'disconnect' });
-        if (e) fail(e);
-      }
-      if (stateOf(track.snapshot) === 'polling' && proofTimeoutMs > 0) armPoll(track);
-      owesReconnect();
+      release();
+      if (!failure) first();
+      if (!failure) stop(record(track, { type: how }));
+      streamEnded(track);
     };
 
-    /** An interrupted stream owes one reconnect: with its cursor if it holds one. */
-    function owesReconnect(): void {
-      if (!track.completed) {
-        track.interrupted = true;
-        if (track.lastId !== null) waitingWithCursor.push(track);
-        else waitingPlain += 1;
-      } else if (track.plain) {
-        waitingPlain += 1;
-      }
-    }
+    // The caller aborts (the SDK closing its transport): the body is given up.
+    const abort = () => void reader.cancel(signal?.reason).catch(() => {});
+    signal?.addEventListener('abort', abort, { once: true });
+    const release = () => signal?.removeEventListener('abort', abort);
+
+    track.giveUp = (e) => {
+      stop(e);
+      isEnded = true;
+      release();
+      streamEnded(track);
+      controllerRef?.error(e);
+      reader.cancel().catch(() => {});
+    };
 
     return new ReadableStream<Uint8Array>(
       {
@@ -425,12 +592,12 @@ export function continuityGuard(
         async pull(controller) {
           for (;;) {
             if (out.length > 0) {
-              for (const chunk of out) controller.enqueue(chunk);
+              controller.enqueue(encoder.encode(out.join('')));
               out = [];
               return;
             }
             if (failure) {
-              clearTimeout(proofTimer);
+              ended('disconnect');
               reader.cancel().catch(() => {});
               controller.error(failure);
               return;
@@ -439,7 +606,7 @@ export function continuityGuard(
             let settled = false;
             const read = reader.read();
             const timed =
-              idleTimeoutMs > 0
+              cfg.idleTimeoutMs > 0
                 ? Promise.race([
                     read,
                     new Promise<'idle'>((r) => {
@@ -450,11 +617,11 @@ export function continuityGuard(
                         if (settled) return;
                         const armedAt = Date.now();
                         idle = setTimeout(() => {
-                          const late = Date.now() - armedAt - idleTimeoutMs;
-                          const busy = late > Math.max(20, idleTimeoutMs / 4);
-                          if (busy && idleClock === 'network') setImmediate(arm);
+                          const late = Date.now() - armedAt - cfg.idleTimeoutMs;
+                          const busy = late > Math.max(20, cfg.idleTimeoutMs / 4);
+                          if (busy && cfg.idleClock === 'network') setImmediate(arm);
                           else r('idle');
-                        }, idleTimeoutMs);
+                        }, cfg.idleTimeoutMs);
                       };
                       arm();
                     }),
@@ -464,38 +631,39 @@ export function continuityGuard(
             try {
               result = await timed;
             } catch (e) {
-              ended('DISCONNECT');
+              ended('disconnect');
               controller.error(failure ?? e);
               return;
             } finally {
               settled = true;
               clearTimeout(idle);
             }
+            if (isEnded && failure) return; // given up while the read was pending
             if (result === 'idle') {
               read.catch(() => {});
-              const e = record(track, { type: 'idle-timeout' });
-              ended('DISCONNECT');
+              if (!failure) first();
+              if (!failure) stop(record(track, { type: 'idle-timeout' }));
+              ended('disconnect');
               reader.cancel().catch(() => {});
               controller.error(
-                failure ?? e ?? new Error(`idle timeout: no bytes for ${idleTimeoutMs} ms`),
+                failure ?? new Error(`idle timeout: no bytes for ${cfg.idleTimeoutMs} ms`),
               );
               return;
             }
             if (result.done) {
-              parser.feed(decoder.decode());
-              ended('END');
-              for (const chunk of out) controller.enqueue(chunk);
+              feed(decoder.decode());
+              ended('end');
+              if (out.length > 0) controller.enqueue(encoder.encode(out.join('')));
               out = [];
               if (failure) controller.error(failure);
               else controller.close();
               return;
             }
-            parser.feed(decoder.decode(result.value, { stream: true }));
+            feed(decoder.decode(result.value, { stream: true }));
           }
         },
         cancel(reason) {
-          clearTimeout(proofTimer);
-          ended('DISCONNECT');
+          ended('disconnect');
           return reader.cancel(reason);
         },
       },
@@ -503,165 +671,249 @@ export function continuityGuard(
     );
   };
 
-  const newTrack = (): Track => ({
-    snapshot: initialSnapshot(machine),
-    lastId: null,
-    completed: false,
-    interrupted: false,
-    pendingStatus: null,
-    failed: false,
-    reconnected: false,
-    plain: false,
-    id: nextTrackId++,
-    episodeStart: Date.now(),
-  });
+  const wrap = (response: Response, body: Body) =>
+    new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
 
-  /**
-   * A poll: the server ended the unproven resumed stream. The client should reconnect with the
-   * same cursor; if the episode's budget runs out first, the episode has failed (rule 7).
-   */
-  const armPoll = (track: Track) => {
-    clearTimeout(track.pollTimer);
-    const left = Math.max(0, track.episodeStart + proofTimeoutMs - Date.now());
-    track.pollTimer = setTimeout(() => {
-      if (stateOf(track.snapshot) === 'polling') observe(track, { type: 'PROOF_TIMEOUT' });
-    }, left);
-    track.pollTimer.unref?.();
+  /** Sends a request with a bound on its headers; `what` names the bound in the error. */
+  const send = async (
+    input: Input,
+    init: RequestInit | undefined,
+    ms: number,
+    what: string,
+  ): Promise<Response> => {
+    if (ms === 0) return fetchFn(input, init);
+    // Not AbortSignal.any: on Node 20 every composite signal stays reachable from its sources
+    // (about 1.9 KB per request, never freed). The caller's signal is forwarded by hand while
+    // the headers are awaited; a guarded body listens to it itself (guardBody).
+    const bound = new AbortController();
+    const outer = init?.signal ?? undefined;
+    const forward = () => bound.abort(outer!.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener('abort', forward, { once: true });
+    const timer = setTimeout(() => bound.abort(new Error(what)), ms);
+    try {
+      return await fetchFn(input, { ...init, signal: bound.signal });
+    } catch (e) {
+      throw bound.signal.aborted && !outer?.aborted
+        ? new Error(`continuityGuard: ${what}`, { cause: e })
+        : e;
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', forward);
+    }
   };
 
-  const guarded = async (
-    input: Parameters<typeof fetch>[0],
-    init?: RequestInit,
-  ): Promise<Response> => {
-    const method = methodOf(input, init);
-    const headers = headersOf(input, init);
-    const lastEventId = headers.get('last-event-id');
-    let track: Track | null = null;
-
-    if (method === 'GET' && lastEventId) {
-      const read = readId(lastEventId);
-      track = byLastId.get(lastEventId) ?? null;
-      if (!track) {
-        // A cursor from a stream the guard did not see: start from what the cursor claims.
-        track = newTrack();
-        track.snapshot = step(track.snapshot, { type: 'OPEN', status: 200 }, machine);
-        trace(track, { type: 'open', status: 200, unseen: true });
-        if (read) {
-          trace(track, {
-            type: 'event',
-            id: read.seq,
-            ...(read.stream ? { stream: read.stream } : {}),
-            unseen: true,
-          });
-          track.snapshot = step(
-            track.snapshot,
-            { type: 'EVENT', id: read.seq, ...(read.stream ? { stream: read.stream } : {}) },
-            machine,
-          );
-        }
-        track.lastId = lastEventId;
-      }
-      // A poll (the same cursor after the server ended an unproven stream) goes on with its
-      // episode and its budget; any other reconnect closes the one before and starts anew.
-      clearTimeout(track.pollTimer);
-      if (stateOf(track.snapshot) !== 'polling') {
-        track.snapshot = settle(track.snapshot, machine);
-        track.episodeStart = Date.now();
-      }
-      if (read === null) {
-        const error = new StreamResumptionError(
-          `cursor ${JSON.stringify(lastEventId)} carries no readable sequence: continuity cannot be proven`,
-          'unproven',
-        );
-        options.onFailure?.(error);
-        if (enforce) throw error;
-      } else {
-        track.reconnected = true;
-        const e = record(track, {
-          type: 'reconnect',
-          cursor: read.seq,
-          ...(read.stream ? { stream: read.stream } : {}),
-        });
-        if (e) throw e;
-      }
-      track.interrupted = false;
-      const at = waitingWithCursor.indexOf(track);
-      if (at >= 0) waitingWithCursor.splice(at, 1);
-    } else if (method === 'GET' && waitingPlain > 0) {
-      waitingPlain -= 1;
-    } else if (method === 'GET' && waitingWithCursor.length > 0) {
-      // A reconnect that dropped the cursor of an interrupted stream.
-      track = waitingWithCursor.pop()!;
-      clearTimeout(track.pollTimer);
-      track.snapshot = settle(track.snapshot, machine);
-      track.episodeStart = Date.now();
-      track.reconnected = true;
-      const e = record(track, { type: 'reconnect', cursor: null });
-      if (e) throw e;
-    }
-
+  /** A reconnect of `track`: sent with `redirect: 'manual'`, its answer judged by the machine. */
+  const resume = async (track: Track, input: Input, init: RequestInit | undefined) => {
+    const manual = mutant === 'follows-redirects' ? init : { ...init, redirect: 'manual' as const };
     let response: Response;
-    let answerTimer: NodeJS.Timeout | undefined;
     try {
-      if (track) {
-        // A reconnect must be answered within the bound: a server that accepts and never
-        // answers is rule 1 (no response), not an endless wait.
-        const bound = new AbortController();
-        const signals = [bound.signal, ...(init?.signal ? [init.signal] : [])];
-        answerTimer = setTimeout(
-          () => bound.abort(new Error(`no answer in ${responseTimeoutMs} ms`)),
-          responseTimeoutMs,
-        );
-        response = await fetchFn(input, { ...init, signal: AbortSignal.any(signals) });
-      } else {
-        response = await fetchFn(input, init);
-      }
+      response = await send(
+        input,
+        manual,
+        cfg.responseTimeoutMs,
+        `no answer in ${cfg.responseTimeoutMs} ms`,
+      );
     } catch (e) {
-      clearTimeout(answerTimer);
-      if (track && ['reconnecting'].includes(stateOf(track.snapshot))) {
+      if (isPending(track.snapshot)) {
         const err = record(track, { type: 'disconnect' });
         if (err) throw err;
       }
       throw e;
     }
-    clearTimeout(answerTimer);
-    const isSse = (response.headers.get('content-type') ?? '').includes('text/event-stream');
-
-    if (track) {
-      if (response.status !== 200 || !isSse || !response.body) {
-        track.pendingStatus = response.status;
-        const e = flushResponse(track);
-        if (e) {
-          await response.body?.cancel().catch(() => {});
-          throw e;
-        }
-        return response;
-      }
-      track.pendingStatus = 200;
-      return new Response(guardBody(track, response.body), {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+    if (track.failure) {
+      // The budget ran out while the headers were on their way.
+      response.body?.cancel().catch(() => {});
+      throw track.failure;
     }
-
-    const opensStream = method === 'POST' || method === 'GET';
-    if (opensStream && response.status === 200 && isSse && response.body) {
-      // A new stream: a request's (POST) or the standalone one (GET without a cursor).
-      const fresh = newTrack();
-      trace(fresh, { type: 'open', status: 200 });
-      fresh.snapshot = step(fresh.snapshot, { type: 'OPEN', status: 200 }, machine);
-      if (method === 'GET') {
-        fresh.completed = true;
-        fresh.plain = true;
-      }
-      return new Response(guardBody(fresh, response.body), {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
+    const redirect =
+      mutant === 'follows-redirects'
+        ? response.status >= 300 && response.status < 400
+        : isRedirect(response);
+    const type = response.headers.get('content-type');
+    const isSse = /^\s*text\/event-stream\s*(;|$)/i.test(type ?? '');
+    const refused = (e: StreamResumptionError | null) => {
+      if (!e) return response;
+      response.body?.cancel().catch(() => {});
+      throw e;
+    };
+    if (redirect) {
+      // A redirect proves nothing about this server's log (rule 3); a runtime that hides the
+      // status (opaqueredirect, or a redirect fetch followed anyway) is recorded as status 0.
+      const status = response.status >= 300 && response.status < 400 ? response.status : 0;
+      return refused(record(track, { type: 'response', status }, { redirect: true }));
     }
-    return response;
+    if (response.status !== 200)
+      return refused(record(track, { type: 'response', status: response.status }));
+    if (!isSse || !response.body) {
+      if (mutant === 'non-sse-unjudged') return response;
+      // Only a 200 with text/event-stream can prove a resume: any other body is not read as
+      // SSE. The guard drops it (a disconnect after the 200): the machine says unproven.
+      const e = record(track, { type: 'response', status: 200 }, { contentType: type });
+      if (e) return refused(e);
+      if (!enforce) return response;
+      return refused(record(track, { type: 'disconnect' }));
+    }
+    track.held = true;
+    return wrap(response, guardBody(track, response.body, init?.signal));
   };
+
+  /** Starts or continues the episode of a reconnect with `Last-Event-ID`. */
+  const reconnect = (track: Track, lastEventId: string): StreamResumptionError | null => {
+    const read = readId(lastEventId);
+    // A poll (the same cursor after the server ended an unproven stream) goes on with its
+    // episode and its budget; any other reconnect closes the one before and starts anew.
+    const polling = stateOf(track.snapshot) === 'polling' && track.episodeCursor === lastEventId;
+    if (polling && overBudget(track, now())) {
+      const e = budgetRunsOut(track);
+      if (e) return e;
+    }
+    const closed = close(track, polling);
+    if (closed) return closed;
+    remove(waitingWithCursor, track);
+    if (read === null) {
+      const error = new StreamResumptionError(
+        `cursor ${JSON.stringify(lastEventId)} carries no readable sequence: continuity cannot be proven`,
+        'unproven',
+      );
+      options.onFailure?.(error);
+      return enforce ? fail(track, error) : null;
+    }
+    track.reconnected = true;
+    const t = now();
+    if (!polling || mutant === 'budget-per-poll') track.episodeT = t;
+    track.episodeCursor = lastEventId;
+    const e = record(track, {
+      type: 'reconnect',
+      cursor: read.seq,
+      ...(read.stream ? { stream: read.stream } : {}),
+    });
+    if (!e) armBudget(track);
+    return e;
+  };
+
+  /**
+   * A new reconnect closes the judgement window of the one before (`settle`): still unproven
+   * then, it has failed, and that failure is reported like any other. A poll with the same
+   * cursor (`continues`) keeps its episode open: the machine judges it as part of it.
+   */
+  const close = (track: Track, continues: boolean): StreamResumptionError | null => {
+    if (continues) return null;
+    const settled = settle(track.snapshot);
+    return settled === track.snapshot ? null : decide(track, { type: 'PROOF_TIMEOUT' });
+  };
+
+  /** A cursor from a stream the guard did not see: the track starts from what it claims. */
+  const unseen = (lastEventId: string): Track => {
+    const track = newTrack(null);
+    const read = readId(lastEventId);
+    emit(track, { type: 'open', status: 200, unseen: true });
+    track.snapshot = engine.step(track.snapshot, { type: 'OPEN', status: 200 });
+    if (read) {
+      const ev = {
+        type: 'event',
+        id: read.seq,
+        ...(read.stream ? { stream: read.stream } : {}),
+      } as const;
+      emit(track, { ...ev, unseen: true });
+      track.snapshot = engine.step(track.snapshot, observationOf(ev)!);
+    }
+    remember(track, lastEventId);
+    return track;
+  };
+
+  const admit = () => {
+    if (tracks.size + reserved >= cfg.maxStreams) throw new GuardCapacityError(cfg.maxStreams);
+  };
+
+  /** A request that may open a new stream (a POST, or a GET that resumes nothing). */
+  const open = async (
+    method: string,
+    input: Input,
+    init: RequestInit | undefined,
+    call: string | null,
+    plain: boolean,
+  ) => {
+    admit();
+    reserved++;
+    let response: Response;
+    try {
+      response = await send(
+        input,
+        method === 'GET' && mutant !== 'follows-redirects' ? { ...init, redirect: 'manual' } : init,
+        cfg.firstHeadersTimeoutMs,
+        `no response headers in ${cfg.firstHeadersTimeoutMs} ms (firstHeadersTimeoutMs)`,
+      );
+    } finally {
+      reserved--;
+    }
+    const type = response.headers.get('content-type') ?? '';
+    const isSse = /^\s*text\/event-stream\s*(;|$)/i.test(type);
+    if (method === 'GET' && response.status === 200 && !isSse && mutant !== 'non-sse-unjudged') {
+      // The SDK clients read any 200 GET body as SSE: one that is not SSE is never handed on.
+      response.body?.cancel().catch(() => {});
+      throw new Error(
+        `continuityGuard: a GET answered 200 with content type ${JSON.stringify(type)} is not an SSE stream; refused`,
+      );
+    }
+    if (
+      (method !== 'POST' && method !== 'GET') ||
+      response.status !== 200 ||
+      !isSse ||
+      !response.body
+    ) {
+      return response;
+    }
+    const track = newTrack(call);
+    track.plain = plain;
+    record(track, { type: 'open', status: 200 });
+    return wrap(response, guardBody(track, response.body, init?.signal));
+  };
+
+  async function guarded(input: Input, init?: RequestInit): Promise<Response> {
+    const method = methodOf(input, init);
+    const lastEventId = headersOf(input, init).get('last-event-id');
+    if (method === 'POST') {
+      const call = callOf(init?.body);
+      // The application re-issued a failed call (or started a new session): its stream is free.
+      for (const t of [...failed])
+        if (call !== null && (call.startsWith('initialize ') || t.call === call)) free(t);
+      return open(method, input, init, call, false);
+    }
+    if (method !== 'GET') return fetchFn(input, init);
+    if (lastEventId) {
+      const known = byLastId.get(lastEventId);
+      if (known?.failure) {
+        const read = readId(lastEventId);
+        throw refuse(known, read?.seq ?? null, read?.stream);
+      }
+      if (!known) admit();
+      const track = known ?? unseen(lastEventId);
+      const e = reconnect(track, lastEventId);
+      if (e) throw e;
+      if (track.failure === null || !enforce) return resume(track, input, init);
+      throw track.failure;
+    }
+    // A GET without Last-Event-ID.
+    const lastFailed = mutant === 'cursorless-retry-is-new' ? undefined : failed[failed.length - 1];
+    if (lastFailed) throw refuse(lastFailed, null);
+    const plain = waitingPlain.shift();
+    if (plain) free(plain);
+    else if (waitingWithCursor.length > 0) {
+      // A reconnect that dropped the cursor of an interrupted stream (rule 0).
+      const track = waitingWithCursor.pop()!;
+      const e0 = close(track, false);
+      if (e0) throw e0;
+      track.reconnected = true;
+      track.episodeT = now();
+      const e = record(track, { type: 'reconnect', cursor: null });
+      if (e) throw e;
+    }
+    return open(method, input, init, null, true);
+  }
   return guarded as typeof fetch;
 }

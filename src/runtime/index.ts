@@ -10,3 +10,4 @@ export * from './continuity-store.js';
 export * from './continuity-guard.js';
 export * from './replay-fence.js';
 export { StreamResumptionError } from '../reference.js';
+export * from './guard-mutants.js';

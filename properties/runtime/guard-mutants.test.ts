@@ -1,0 +1,47 @@
+/**
+ * Every bug of issue 16 is a named mutant of the guard (src/runtime/guard-mutants.ts), and the
+ * differential property finds each one: the search runs the property with the mutant guard
+ * until a claim breaks, and prints the shrunk counterexample. The clients are those that can
+ * show the bug: the SDK clients send `redirect: 'manual'` themselves and hide the `retry:`
+ * values they read, so those two bugs are searched with the direct client.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { GUARD_MUTANTS, type GuardMutantName } from '../../src/runtime/guard-mutants.js';
+import { announceSeed, runs } from '../support/seed.js';
+import { runGuarded, type ClientKind } from './run-guarded.js';
+import { scenario } from './scenario.js';
+
+const seed = announceSeed('properties/runtime/guard-mutants.test.ts');
+
+const CLIENT: Record<GuardMutantName, ClientKind> = {
+  'non-sse-unjudged': 'v1',
+  'cursorless-retry-is-new': 'v2',
+  'comment-ends-first-check': 'direct',
+  'budget-per-poll': 'direct',
+  'follows-redirects': 'direct',
+  'retry-unclamped': 'direct',
+  'keeps-completed-streams': 'direct',
+};
+
+describe('the differential property finds every guard mutant', () => {
+  test.each(GUARD_MUTANTS.map((m) => [m.name, m.bug, m.description] as const))(
+    '%s (bug %i: %s)',
+    async (name) => {
+      const result = await fc.check(
+        fc.asyncProperty(scenario, async (s) => {
+          const { broken } = await runGuarded(CLIENT[name], s, name);
+          if (broken.length > 0)
+            throw new Error(broken.map((b) => `${b.claim}: ${b.why}`).join('\n'));
+        }),
+        { seed, numRuns: runs(300), endOnFailure: true },
+      );
+      expect(result.failed, `mutant ${name} survived ${result.numRuns} runs (seed ${seed})`).toBe(
+        true,
+      );
+      console.log(
+        `[mutant ${name}] killed after ${result.numRuns} runs; shrunk counterexample: ${JSON.stringify(result.counterexample)}\n${String(result.errorInstance)}`,
+      );
+    },
+  );
+});

@@ -1,0 +1,100 @@
+/**
+ * An id-only SSE block is an event with that id and no data, like a priming event: the
+ * rewriter turns it into one, the same way however the text is split (inside CRLF too), and
+ * the guard judges its id.
+ */
+import { fc, test } from '@fast-check/vitest';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterEach, describe, expect } from 'vitest';
+import { idOnlyBlocksAsPriming } from '../../src/runtime/id-only-blocks.js';
+import { continuityGuard, type StreamResumptionError } from '../../src/runtime/index.js';
+import { announceSeed, runs } from '../support/seed.js';
+import { hostile, note, RESULT, sse, SSE_HEADERS, type Hostile } from './hostile.js';
+
+const seed = announceSeed('properties/runtime/id-only-blocks.test.ts');
+
+function events(chunks: string[]): EventSourceMessage[] {
+  const got: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => got.push(e) });
+  const rewrite = idOnlyBlocksAsPriming(1 << 20);
+  for (const c of chunks) parser.feed(rewrite(c));
+  return got;
+}
+
+describe('the rewriter', () => {
+  test('an id-only block becomes a priming event; others pass unchanged', () => {
+    expect(events(['id: 4\n\nid: 5\ndata: x\n\n: c\n\nid: 6\r\n\r\n'])).toEqual([
+      { id: '4', event: undefined, data: '' },
+      { id: '5', event: undefined, data: 'x' },
+      { id: '6', event: undefined, data: '' },
+    ]);
+  });
+
+  test('an id with NUL is ignored by the parser, so it is no id-only block either', () => {
+    expect(events(['id: 4\0\n\n'])).toEqual([]);
+  });
+
+  const block = fc.constantFrom(
+    'id: 7\n\n',
+    'id: 7\r\n\r\n',
+    'id:8\r\r',
+    'data: é€😀\n\n',
+    ': keepalive\r\n\r\n',
+    'id: 9\ndata: {"a":1}\n\n',
+    'retry: 10\n\n',
+    'id\n\n',
+  );
+  test.prop([fc.array(block, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 5 })], {
+    seed,
+    numRuns: runs(200),
+  })('the same events however the bytes are split (inside CRLF, inside UTF-8)', (blocks, cuts) => {
+    const bytes = new TextEncoder().encode(blocks.join(''));
+    const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
+      (a, b) => a - b,
+    );
+    const decoder = new TextDecoder();
+    const chunks: string[] = [];
+    let from = 0;
+    for (const c of [...at, bytes.length]) {
+      chunks.push(decoder.decode(bytes.subarray(from, c), { stream: true }));
+      from = c;
+    }
+    chunks.push(decoder.decode());
+    expect(events(chunks)).toEqual(events([blocks.join('')]));
+  });
+});
+
+describe('the guard judges an id-only block by its id', () => {
+  const running: Hostile[] = [];
+  afterEach(async () => {
+    for (const h of running.splice(0)) await h.close();
+  });
+
+  async function resumeWith(body: string) {
+    const h = await hostile((method) =>
+      method === 'POST'
+        ? { status: 200, headers: SSE_HEADERS, steps: [{ write: sse(1, note(1)) }, { end: true }] }
+        : { status: 200, headers: SSE_HEADERS, steps: [{ write: body }, { end: true }] },
+    );
+    running.push(h);
+    const failures: StreamResumptionError[] = [];
+    const f = continuityGuard(fetch, { onFailure: (e) => failures.push(e) });
+    await (
+      await f(h.url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"x"}' })
+    ).text();
+    const text = await f(h.url, { method: 'GET', headers: { 'last-event-id': '1' } })
+      .then((r) => r.text())
+      .catch(() => '');
+    return { text, codes: failures.map((e) => e.code) };
+  }
+
+  test('id-only 2 proves the resume (successor), forwarded as a priming event', async () => {
+    const r = await resumeWith('id: 2\n\n' + sse(3, RESULT));
+    expect(r.codes).toEqual([]);
+    expect(r.text).toContain('id: 2\ndata: \n\n');
+  });
+
+  test('id-only 5 is a skip', async () => {
+    expect((await resumeWith('id: 5\n\n' + sse(6, RESULT))).codes).toEqual(['skip']);
+  });
+});

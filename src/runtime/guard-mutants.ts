@@ -1,0 +1,66 @@
+/**
+ * The guard's mutant table: each entry puts back one of the bugs of issue 16, so that the
+ * runtime's differential property (properties/runtime/) can show it finds every one of them,
+ * as the model's mutant zoo (model/mutants/) does for the machine. Pass one as
+ * `continuityGuard(fetch, { mutant })`; never in production.
+ */
+
+/** The name of a guard mutant. */
+export type GuardMutantName =
+  | 'non-sse-unjudged'
+  | 'cursorless-retry-is-new'
+  | 'comment-ends-first-check'
+  | 'budget-per-poll'
+  | 'follows-redirects'
+  | 'retry-unclamped'
+  | 'keeps-completed-streams';
+
+/** One guard mutant: the bug it restores and what it does. */
+export interface GuardMutant {
+  name: GuardMutantName;
+  /** The bug of issue 16 it puts back (1-7). */
+  bug: number;
+  description: string;
+}
+
+/** Every guard mutant, by bug number. */
+export const GUARD_MUTANTS: readonly GuardMutant[] = [
+  {
+    name: 'non-sse-unjudged',
+    bug: 1,
+    description:
+      'passes a 200 resume that is not text/event-stream through unjudged (the SDK parses it as SSE anyway)',
+  },
+  {
+    name: 'cursorless-retry-is-new',
+    bug: 2,
+    description:
+      'after a refused resume, takes a retry without Last-Event-ID for a new standalone stream',
+  },
+  {
+    name: 'comment-ends-first-check',
+    bug: 3,
+    description:
+      'a comment before the first event of a resume ends the first-event check: the next event is not judged',
+  },
+  {
+    name: 'budget-per-poll',
+    bug: 4,
+    description: 'every poll of an episode gets a fresh proof budget, so polls never run it out',
+  },
+  {
+    name: 'follows-redirects',
+    bug: 5,
+    description: 'lets fetch follow a redirect on a resume and judges the answer from elsewhere',
+  },
+  {
+    name: 'retry-unclamped',
+    bug: 6,
+    description: 'passes a server `retry:` through unclamped',
+  },
+  {
+    name: 'keeps-completed-streams',
+    bug: 7,
+    description: 'keeps the state of every completed stream forever',
+  },
+];
