@@ -208,8 +208,12 @@ describe('slow-store-replay, measured', () => {
         // An in-process store reads and returns within one turn of the event loop: no window;
         // behind a ReplayFence there is none at any delay.
         if (ms === 0 || !name.endsWith('nofence')) expect(t.gaps, line(name, ms, t)).toBe(0);
-        // Without the fence the window is a round trip wide: at 25 ms every run lands in it.
-        if (ms >= 25 && name.endsWith('nofence')) expect(t.gaps, line(name, ms, t)).toBe(t.runs);
+        // Without the fence the window is a round trip wide: at 25 ms the unfenced store must
+        // lose (the kill). Not every run: on a loaded machine the live event can land after the
+        // resumed stream is registered, outside the window.
+        if (ms >= 25 && name.endsWith('nofence')) {
+          expect(t.gaps, line(name, ms, t)).toBeGreaterThan(0);
+        }
         report.push(line(name, ms, t));
       }
       console.log(report.join('\n'));
