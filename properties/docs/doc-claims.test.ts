@@ -133,6 +133,21 @@ describe('files and sections the docs name', () => {
     expect(missing).toEqual([]);
   });
 
+  test('docs/spec-changes.md: no citation without a link, no hand-typed x/12 burst figure', () => {
+    const page = read('docs/spec-changes.md');
+    const cited = new Set(
+      [...page.matchAll(/\b(SEP-\d+|[\w-]+\/[\w-]+#\d+)\b/g)].map((m) => m[1]!),
+    );
+    expect(cited.size).toBeGreaterThan(0);
+    for (const c of cited) {
+      const number = /\d+$/.exec(c)![0];
+      expect(page, `${c} is cited without a link`).toMatch(
+        new RegExp(`\\(https://github\\.com/[^)]*/${number}\\b[^)]*\\)`),
+      );
+    }
+    expect(page).not.toMatch(/\b\d+\/12\b/);
+  });
+
   test('the checks have teeth', () => {
     expect(slugs('## Where a floor comes from on the wire')).toContain(
       'where-a-floor-comes-from-on-the-wire',
