@@ -6,49 +6,33 @@
  * 1440x900 and 800 px without scrolling itself; the ring's cursor and hole; one clock; a copy
  * button. Screenshots go to reports/playground/ (git-ignored).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CONFIG_FIELD_HELP, CONFIG_FIELD_LABEL, NUMERIC_FIELDS } from '../../model/world/config.js';
-import { buildPlayground } from '../../src/playground/build.js';
-import { serveStatic, type StaticServer } from '../../src/playground/server.js';
-import { launchChromium, skipBrowserSuites, type Chromium } from '../support/chromium.js';
-
-const SHOTS = new URL('../../reports/playground/', import.meta.url);
+import { skipBrowserSuites } from '../support/chromium.js';
+import { openPlayground, SHOTS, type PlaygroundPage } from '../support/playground-page.js';
 
 /** The replay command of the keepalive-is-proof kill in docs/world.md (seed 1). */
 const KEEPALIVE_IS_PROOF =
   "npx mcp-resumption explore --seed 1 --path 157:0:0:0:0:0:0:0:0:1:3:2:2:3 --replay-path 'Y:B' --kind mixed --mutant keepalive-is-proof";
 
 describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
-  let site: string;
-  let server: StaticServer;
-  let browser: Chromium;
+  let pg: PlaygroundPage;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[];
+  let server: { url: string };
+  let browser: PlaygroundPage['browser'];
 
   beforeAll(async () => {
-    site = mkdtempSync(join(tmpdir(), 'mcpr-playground-pages-'));
-    mkdirSync(SHOTS, { recursive: true });
-    await buildPlayground(site);
-    server = await serveStatic(site);
-    browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.setViewportSize({ width: 1440, height: 900 });
+    pg = await openPlayground({ width: 1440, height: 900 });
+    ({ page, errors, browser } = pg);
+    server = { url: pg.url };
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (site) rmSync(site, { recursive: true, force: true });
+    await pg?.close();
   });
 
-  async function open(): Promise<void> {
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-ready="yes"]');
-  }
+  const open = () => pg.open();
   async function load(what: string): Promise<void> {
     await page.fill('#load-text', what);
     await page.click('#load');
