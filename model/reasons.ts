@@ -14,16 +14,31 @@ function cursorText(ctx: ClientContext): string {
 export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): Reason {
   const c = ctx.cursor;
   switch (code) {
-    case 'successor':
+    case 'successor': {
+      // The text names the event that was accepted, so that a mutant that accepts any first
+      // event says what it did ("130, taken for 42") instead of the model's sentence.
+      if (ev.type !== 'EVENT' || c === null)
+        return { code, text: "first event is the cursor's successor" };
+      if (ev.id === c + 1) return { code, text: `first event ${ev.id} is the cursor's successor` };
       return {
         code,
-        text: `first event ${c === null ? '' : `${c + 1} `}is the cursor's successor`,
+        text: `first event ${ev.id} taken for the cursor's successor ${c + 1} without proof`,
       };
-    case 'floor-covers':
+    }
+    case 'floor-covers': {
+      const floor = ev.type === 'RESPONSE' ? ev.floor : undefined;
+      // Only a RESPONSE can declare a floor: a mutant that reaches delayed on anything else (a
+      // keepalive) or on an answer without a floor is told as what it did.
+      if (floor === undefined)
+        return {
+          code,
+          text: `no replay floor declared, yet ${ev.type} taken as one covering cursor ${cursorText(ctx)}; waiting without proof`,
+        };
       return {
         code,
-        text: `declared replay floor ${ev.type === 'RESPONSE' ? ev.floor : '?'} covers cursor ${cursorText(ctx)}; silence is delay`,
+        text: `declared replay floor ${floor} covers cursor ${cursorText(ctx)}; silence is delay`,
       };
+    }
     case 'no-response':
       return { code, text: `no response to the reconnect before ${ev.type}` };
     case 'session-gone':

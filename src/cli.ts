@@ -4,9 +4,17 @@
  * on stderr and exit status 2, never a stack trace.
  */
 import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type CommandIO } from './cli-kit.js';
 import { COMMANDS, DEFAULT_COMMAND } from './commands/index.js';
+import { configLegend } from '../model/world/config.js';
+
+/** The package's version, read through the package's own name (its `exports` list package.json). */
+export function packageVersion(): string {
+  const pkg = createRequire(import.meta.url)('mcp-resumption/package.json') as { version: string };
+  return pkg.version;
+}
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -18,7 +26,9 @@ function usage(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     '',
-    `Without a command: ${DEFAULT_COMMAND}. Every command takes --help.`,
+    `Without a command: ${DEFAULT_COMMAND}. Every command takes --help. --version: the version.`,
+    '',
+    configLegend(),
   ].join('\n');
 }
 
@@ -29,6 +39,10 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     io.out(usage() + '\n');
     return 0;
   }
+  if (first === '--version' || first === '-v' || first === 'version') {
+    io.out(packageVersion() + '\n');
+    return 0;
+  }
   const name = first === undefined || first.startsWith('-') ? DEFAULT_COMMAND : first;
   const args = first === undefined || first.startsWith('-') ? argv : rest;
   const command = COMMANDS.find((c) => c.name === name);
@@ -37,7 +51,9 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    io.out(command.help + '\n');
+    // Every command's help ends with the config legend: worlds, scenarios and kill tables all
+    // print world strings and configs in those letters.
+    io.out(command.help + '\n\n' + configLegend() + '\n');
     return 0;
   }
   try {

@@ -1,7 +1,7 @@
 /**
  * `npm run mutation:docs`: the mutation scores of the last `npm run mutation` (Stryker's JSON
  * report, reports/mutation/mutation.json) as a Markdown table, and every surviving mutant with
- * the reason it is equivalent, written between the markers of docs/spec.md. The reasons are a
+ * the reason it is equivalent, written between the markers of docs/mutation.md. The reasons are a
  * person's, kept in docs/mutation-equivalents.json: a survivor without one fails the command, so
  * the page never calls a mutant equivalent that nobody looked at.
  *
@@ -24,7 +24,7 @@ interface Report {
   files: Record<string, { source: string; mutants: Mutant[] }>;
 }
 
-/** Marker lines around the generated block in docs/spec.md. */
+/** Marker lines around the generated block in docs/mutation.md. */
 export const MUTATION_BEGIN = '<!-- mutation:begin -->';
 /** See {@link MUTATION_BEGIN}. */
 export const MUTATION_END = '<!-- mutation:end -->';

@@ -7,6 +7,7 @@
  */
 import type { AnyStateMachine } from 'xstate';
 import { ACCEPTING_STATES, PENDING_STATES } from '../model/client-machine.js';
+import { always, never } from '../model/mutants/constant-guards.js';
 import { listTransitions, type TransitionInfo } from '../model/transitions.js';
 
 /** A folded group of transitions: why they are left out, and which they are. */
@@ -36,6 +37,41 @@ const PENDING = new Set<string>(PENDING_STATES);
 /** A group of one event to one target from this many states or more is "repeated". */
 const REPEATED = 3;
 
+/** A guard's implementation in `machine` (what `.provide()` put there). */
+function guardImpl(machine: AnyStateMachine, name: string): unknown {
+  return (machine.implementations.guards as Record<string, unknown>)[name];
+}
+
+/**
+ * The transitions `machine` can really take, read against `base` (the model's machine) when it
+ * is a mutant built with `.provide()`: the structure is the same, only guards differ, so a
+ * diagram of the structure alone would draw the model's labels for a run they are false for.
+ * A guard switched off (`never`) removes its transition; a guard made unconditional (`always`)
+ * loses its guard and removes the candidates after it for the same event; any other changed
+ * guard marks its event with `*`.
+ */
+export function effectiveTransitions(
+  machine: AnyStateMachine,
+  base?: AnyStateMachine,
+): TransitionInfo[] {
+  const all = listTransitions(machine);
+  if (base === undefined || base === machine) return all;
+  const out: TransitionInfo[] = [];
+  const cut = new Set<string>();
+  for (const t of all) {
+    const key = `${t.source}.${t.event}`;
+    if (cut.has(key)) continue;
+    const impl = t.guard === null ? undefined : guardImpl(machine, t.guard);
+    if (t.guard === null || impl === guardImpl(base, t.guard)) out.push(t);
+    else if (impl === never) continue;
+    else if (impl === always) {
+      out.push({ ...t, guard: null, event: `${t.event}*` });
+      cut.add(key);
+    } else out.push({ ...t, event: `${t.event}*` });
+  }
+  return out;
+}
+
 /**
  * Sorts the transitions into drawn edges and folds. The rules, first match wins:
  * self-loops; rule 0 (a reconnect without a cursor fails, from every state that takes
@@ -44,9 +80,9 @@ const REPEATED = 3;
  * drawn from the first of them only, unless the edge is part of the judgement (out of a pending
  * state, or deciding an outcome): the decision fan-out is always drawn.
  */
-export function simplify(machine: AnyStateMachine): Simplified {
+export function simplify(machine: AnyStateMachine, base?: AnyStateMachine): Simplified {
   const initial = String(machine.root.initial.target[0]?.key);
-  const all = listTransitions(machine);
+  const all = effectiveTransitions(machine, base);
   const failed = new Set(
     all
       .filter(
@@ -153,11 +189,13 @@ function foldLines(fold: Fold): string[] {
 export interface SimpleDiagramOptions {
   /** A state to highlight (the playground's current state). */
   highlight?: string;
+  /** The model's machine, when `machine` is a mutant of it: draw what the mutant really takes. */
+  base?: AnyStateMachine;
 }
 
 /** The folded transitions as lines: `why: EVENT, DATA → target from a, b`. */
-export function foldedList(machine: AnyStateMachine): string[] {
-  return simplify(machine).folds.flatMap(foldLines);
+export function foldedList(machine: AnyStateMachine, base?: AnyStateMachine): string[] {
+  return simplify(machine, base).folds.flatMap(foldLines);
 }
 
 /**
@@ -168,7 +206,7 @@ export function simpleDiagram(
   machine: AnyStateMachine,
   options: SimpleDiagramOptions = {},
 ): string {
-  const s = simplify(machine);
+  const s = simplify(machine, options.base);
   const lines = ['stateDiagram-v2', `  [*] --> ${s.initial}`];
   for (const e of s.edges)
     lines.push(`  ${e.source} --> ${e.target} : ${edgeLabel(e.transitions)}`);

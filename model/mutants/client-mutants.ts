@@ -2,6 +2,7 @@
  * The client mutants of the world: each changes one thing about the model's client, either its
  * machine (reusing ./machine-mutants.ts where one fits) or its behaviour around the machine.
  */
+import { never } from './constant-guards.js';
 import { assign } from 'xstate';
 import { clientMachine, type ClientMachine } from '../client-machine.js';
 import type { ClientContext } from '../context.js';
@@ -26,12 +27,12 @@ function machineMutant(name: string): ClientMachine {
 
 /** Never compares the cursor with a declared floor, in either direction (rules 5 and 7). */
 const ignoresFloorMachine: ClientMachine = clientMachine.provide({
-  guards: { cursorBelowFloor: () => false, floorCoversCursor: () => false },
+  guards: { cursorBelowFloor: never, floorCoversCursor: never },
 });
 
 /** Reconnects without Last-Event-ID are not flagged, and start from no cursor at all. */
 const dropsCursorMachine: ClientMachine = clientMachine.provide({
-  guards: { cursorDropped: () => false, noCursor: () => false },
+  guards: { cursorDropped: never, noCursor: never },
   actions: {
     beginReconnect: assign(({ context, event }: { context: ClientContext; event: unknown }) => {
       const ev = event as ReconnectObservation;

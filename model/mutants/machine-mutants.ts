@@ -17,6 +17,7 @@ import {
 import type { ClientContext } from '../context.js';
 import type { ResponseObservation } from '../observations.js';
 import type { Outcome, ReasonCode } from '../outcomes.js';
+import { always, never } from './constant-guards.js';
 
 /** One mutant of the client machine. */
 export interface MachineMutant {
@@ -28,8 +29,6 @@ export interface MachineMutant {
 }
 
 const resp = (event: unknown) => event as ResponseObservation;
-const never = () => false;
-const always = () => true;
 
 /** Floor check off by one in the unsafe direction: accepts F = c+2, where event c+1 is gone. */
 const offByOneFloor: MachineMutant = {

@@ -190,3 +190,58 @@ export function formatConfig(c: WorldConfig): string {
     `priming=${c.priming}`,
   ].join(',');
 }
+
+/**
+ * What each configuration field means, in one line: the single source of the CLI's `--help`
+ * legend and of the playground's labels and tooltips, so that neither can drift from the other.
+ */
+export const CONFIG_FIELD_HELP: Readonly<Record<keyof WorldConfig, string>> = {
+  D: 'ring depth: events the server keeps for replay (inf: unbounded)',
+  K: 'keepalive interval of the server, ms',
+  T: "client's idle timeout: silence (ms) after which it reconnects",
+  B: 'socket buffer, in frames, between server and client',
+  I: "tool's pace: minimum ms between two events (0 allows same-ms bursts)",
+  R: "client's reconnect back-off, ms",
+  P: 'proof budget, ms: how long an episode may stay unproven before it fails',
+  Q: 'polling server: ends a resumed stream idle for Q ms (0: never)',
+  N: 'events the tool emits; the last one is its result',
+  keepalive: 'keepalive writer: shared with events (waits behind a full socket) or independent',
+  read: "client's socket read: coupled to the application thread or decoupled",
+  idleOn: "what the client's idle timer measures: bytes arriving or events processed",
+  durable: 'the session store survives a server restart',
+  onRestart: 'answer for a session lost in a restart: 404, recreate, new-epoch, not-durable',
+  policy: 'how the server answers a reconnect for a session it knows (honest, head, ...)',
+  ack: 'the honest server states its replay floor (the replay acknowledgment)',
+  priming: 'which streams start with a priming event: none, open (the first), all',
+};
+
+/** Short labels for the configuration fields (the playground's form). */
+export const CONFIG_FIELD_LABEL: Readonly<Record<keyof WorldConfig, string>> = {
+  D: 'ring depth',
+  K: 'keepalive every',
+  T: 'idle timeout',
+  B: 'socket buffer',
+  I: 'tool pace',
+  R: 'back-off',
+  P: 'proof budget',
+  Q: 'poll close after',
+  N: 'events',
+  keepalive: 'keepalive writer',
+  read: 'read path',
+  idleOn: 'idle timer on',
+  durable: 'durable store',
+  onRestart: 'on restart',
+  policy: 'server policy',
+  ack: 'replay ack',
+  priming: 'priming',
+};
+
+/** The `--help` legend of every configuration field (`K=V` in `--config` and world strings). */
+export function configLegend(): string {
+  const keys = Object.keys(CONFIG_FIELD_HELP) as (keyof WorldConfig)[];
+  const width = Math.max(...keys.map((k) => k.length)) + 2;
+  return [
+    'Config fields (--config K=V,..., world strings, the playground; docs/world.md):',
+    ...keys.map((k) => `  ${k.padEnd(width)}${CONFIG_FIELD_HELP[k]}`),
+  ].join('\n');
+}

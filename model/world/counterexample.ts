@@ -44,7 +44,7 @@ export type ReplayRef = Pick<
 
 /** The shell command that replays a counterexample. */
 export function replayCommand(cx: ReplayRef): string {
-  const parts = ['mcp-resumption explore', `--seed ${cx.seed}`, `--path ${cx.path}`];
+  const parts = ['npx mcp-resumption explore', `--seed ${cx.seed}`, `--path ${cx.path}`];
   if (cx.replayPath !== undefined) parts.push(`--replay-path '${cx.replayPath}'`);
   parts.push(`--kind ${cx.kind}`);
   if (cx.fixedConfig && cx.cfg) parts.push(`--config ${formatConfig(cx.cfg)}`);

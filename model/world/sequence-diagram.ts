@@ -55,6 +55,7 @@ function runLines(r: FoldedRun): string[] {
   if (r.blocked > 0)
     out.push(msg('S', '--x', 'C', `keepalive blocked, socket full (x${r.blocked})`));
   if (r.arrived) out.push(msg('S', '-->>', 'C', `events ${idRange(r.arrived)} arrive`));
+  if (r.keepalives > 0) out.push(msg('S', '-->>', 'C', `keepalive (x${r.keepalives})`));
   out.push(
     note('C,L', `${runSpan(r)} ${describeRun(r)} (${r.to - r.from + 1} timeline lines folded)`),
   );
@@ -89,6 +90,9 @@ function observationLines(e: TimelineEntry, obs: Observation, from: string): str
       return out;
     case 'END':
       out.push(msg('S', '-->>', 'C', 'end of stream'));
+      break;
+    case 'KEEPALIVE':
+      out.push(msg('S', '-->>', 'C', 'keepalive'));
       break;
     default:
       // RESPONSE is drawn from the server's answer; timers and drops by their own lines.

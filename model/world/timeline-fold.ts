@@ -19,6 +19,8 @@ export interface FoldedRun {
   arrived: readonly [number, number] | null;
   /** Keepalives that could not be written (the socket was full). */
   blocked: number;
+  /** Keepalives that arrived and changed nothing (a state-changing one is never folded). */
+  keepalives: number;
   /** Virtual time of its first and of its last entry. */
   t0: number;
   t1: number;
@@ -33,8 +35,9 @@ export const MIN_RUN = 5;
 const ACCEPTING = new Set<string>(ACCEPTING_STATES);
 
 /**
- * Routine: the tool's progress events, time passing, draining, a blocked keepalive, and an
- * event that arrives in order on an accepted stream (the state stays, the cursor moves to it).
+ * Routine: the tool's progress events, time passing, draining, a blocked keepalive, a keepalive
+ * that leaves the machine's state as it was, and an event that arrives in order on an accepted
+ * stream (the state stays, the cursor moves to it).
  * Everything else (a reconnect, an answer, a decision, a fault) is what a reader looks for.
  */
 export function isRoutine(e: TimelineEntry): boolean {
@@ -47,6 +50,8 @@ export function isRoutine(e: TimelineEntry): boolean {
     case 'keepalive-blocked':
       return true;
     case 'observe':
+      // A keepalive that leaves the state as it was is routine; one that changes it is not.
+      if (tag.obs.type === 'KEEPALIVE') return tag.from === e.state;
       return (
         tag.obs.type === 'EVENT' &&
         tag.from === e.state &&
@@ -62,14 +67,16 @@ function summarize(es: readonly TimelineEntry[], from: number, to: number): Fold
   let emitted: [number, number] | null = null;
   let arrived: [number, number] | null = null;
   let blocked = 0;
+  let keepalives = 0;
   for (let i = from; i <= to; i++) {
     const tag = es[i]!.tag;
     if (tag.k === 'emit') emitted = emitted ? [emitted[0], tag.id] : [tag.id, tag.id];
     else if (tag.k === 'observe' && tag.obs.type === 'EVENT')
       arrived = arrived ? [arrived[0], tag.obs.id] : [tag.obs.id, tag.obs.id];
     else if (tag.k === 'keepalive-blocked') blocked++;
+    else if (tag.k === 'observe' && tag.obs.type === 'KEEPALIVE') keepalives++;
   }
-  return { from, to, emitted, arrived, blocked, t0: es[from]!.t, t1: es[to]!.t };
+  return { from, to, emitted, arrived, blocked, keepalives, t0: es[from]!.t, t1: es[to]!.t };
 }
 
 /**
@@ -112,6 +119,7 @@ export function describeRun(r: FoldedRun): string {
     if (e) parts.push(`events ${idRange(e)} emitted${a ? '' : ', none arrive'}`);
     if (a) parts.push(`events ${idRange(a)} arrive`);
   }
+  if (r.keepalives > 0) parts.push(`keepalive x${r.keepalives} arrive`);
   if (r.blocked > 0) parts.push(`keepalive blocked x${r.blocked}`);
   if (parts.length === 0) parts.push('time passes, nothing arrives');
   return parts.join('; ');

@@ -172,7 +172,10 @@ function portOf(w: World, cache: StepCache): ClientPort {
         const id = cache.fired(before, o);
         if (id !== null) w.coverage.add(id);
       }
-      if (w.timeline !== null && o.type !== 'KEEPALIVE') {
+      // Every observation is on the timeline, keepalives included: a keepalive that changes the
+      // machine's state (a mutant that takes it for proof) is what a reader must see. Quiet ones
+      // fold in --brief timelines (timeline-fold.ts).
+      if (w.timeline !== null) {
         w.timeline.push({
           t: w.clock.now,
           actor: 'client',

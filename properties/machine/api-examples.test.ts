@@ -82,3 +82,35 @@ test('a wrong commented result fails', async () => {
   await writeFile(`${TMP}wrong.ts`, code);
   await expect(import(/* @vite-ignore */ `${TMP}wrong.ts`)).rejects.toThrow(/not "resumed"/);
 });
+
+/** The typedoc landing page (docs/api-landing.md): every entry linked, its example runs. */
+const LANDING = `${ROOT}docs/api-landing.md`;
+
+test('the API landing page links every entry point of package.json and has no duplicate heading', async () => {
+  const page = await readFile(LANDING, 'utf8');
+  const pkg = JSON.parse(await readFile(`${ROOT}package.json`, 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
+  const entries = Object.keys(pkg.exports)
+    .filter((k) => k !== './package.json')
+    .map((k) => (k === '.' ? 'mcp-resumption' : `mcp-resumption/${k.slice(2)}`));
+  expect(entries).toHaveLength(5);
+  for (const e of entries) expect(page, `{@link ${e}!}`).toContain(`{@link ${e}! |`);
+  expect(page).toMatch(/the five entry points/);
+  // typedoc renders the project name as the page's h1: a heading of its own would be a second.
+  const headings = page.match(/^#+ .*$/gm) ?? [];
+  expect(headings.some((h) => h.startsWith('# '))).toBe(false);
+  expect(new Set(headings).size).toBe(headings.length);
+});
+
+test("the API landing page's example runs", async () => {
+  const page = await readFile(LANDING, 'utf8');
+  const m = /```ts\n([\s\S]*?)\n```/.exec(page);
+  expect(m).not.toBeNull();
+  expect(m![1]!.split('\n').length).toBeLessThanOrEqual(15);
+  const { code, assertions } = runnable(m![1]!, '../../');
+  expect(assertions).toBeGreaterThan(0);
+  await mkdir(TMP, { recursive: true });
+  await writeFile(`${TMP}landing.ts`, code);
+  await import(/* @vite-ignore */ `${TMP}landing.ts`);
+});

@@ -131,7 +131,7 @@ describe('reason texts, word for word', () => {
       'floor-covers',
       ctx(),
       { type: 'KEEPALIVE' },
-      'declared replay floor ? covers cursor none; silence is delay',
+      'no replay floor declared, yet KEEPALIVE taken as one covering cursor none; waiting without proof',
     ],
     ['no-response', c, { type: 'DISCONNECT' }, 'no response to the reconnect before DISCONNECT'],
     ['session-gone', c, resp({ status: 410 }), 'session lost: status=410; re-initialize required'],

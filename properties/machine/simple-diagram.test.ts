@@ -86,4 +86,21 @@ describe('the simplified diagram', () => {
       /classDef current [^\n]+\n {2}class polling current$/,
     );
   });
+
+  it("draws a mutant's own transitions, not the model's labels", () => {
+    const mutant = (n: string) => MACHINE_MUTANTS.find((m) => m.name === n)!.machine;
+    const trusting = simpleDiagram(mutant('accept-any-200'), { base: clientMachine });
+    // Its floor guard always holds: any answer is "covered", the first event always "succeeds".
+    expect(trusting).toContain('reconnecting --> delayed : RESPONSE* (floor-covers)');
+    expect(trusting).toContain('awaitingProof --> resumed : EVENT* (successor)');
+    expect(trusting).not.toMatch(/EVENT \(cross-stream, rewind, skip\)/);
+    expect(trusting).not.toContain('reconnecting --> awaitingProof');
+    const keepalive = simpleDiagram(mutant('keepalive-is-proof'), { base: clientMachine });
+    expect(keepalive).toContain('awaitingProof --> delayed : KEEPALIVE (floor-covers)');
+    // Without a base (or with the model itself) nothing changes.
+    expect(simpleDiagram(clientMachine, { base: clientMachine })).toBe(
+      simpleDiagram(clientMachine),
+    );
+    expect(simpleDiagram(clientMachine)).not.toMatch(/[A-Z_]\*/);
+  });
 });

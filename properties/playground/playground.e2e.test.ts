@@ -5,49 +5,29 @@
  * NoSilentPartialResult break; drives a world with the command buttons and exports its
  * timeline as Mermaid. Screenshots go to reports/playground/ (git-ignored).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildPlayground } from '../../src/playground/build.js';
-import { serveStatic, type StaticServer } from '../../src/playground/server.js';
-import { launchChromium, skipBrowserSuites, type Chromium } from '../support/chromium.js';
-
-const SHOTS = new URL('../../reports/playground/', import.meta.url);
+import { skipBrowserSuites } from '../support/chromium.js';
+import { openPlayground, SHOTS, type PlaygroundPage } from '../support/playground-page.js';
 
 /** The replay command of the trusts-any-200 kill in docs/world.md (seed 1). */
 const TRUSTS_ANY_200 =
   "mcp-resumption explore --seed 1 --path 11:0:0:0:0:0:0:0:0:0:0:0:1:3:2:3:4:5 --replay-path '/h:D' --kind mixed --mutant trusts-any-200";
 
 describe.skipIf(skipBrowserSuites())('the playground in Chromium', () => {
-  let site: string;
-  let server: StaticServer;
-  let browser: Chromium;
+  let pg: PlaygroundPage;
   let page: Page;
-  const errors: string[] = [];
+  let errors: string[];
 
   beforeAll(async () => {
-    site = mkdtempSync(join(tmpdir(), 'mcpr-playground-test-'));
-    mkdirSync(SHOTS, { recursive: true });
-    await buildPlayground(site);
-    server = await serveStatic(site);
-    browser = await launchChromium();
-    page = await browser.context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.setViewportSize({ width: 1400, height: 1000 });
+    pg = await openPlayground({ width: 1400, height: 1000 });
+    ({ page, errors } = pg);
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (site) rmSync(site, { recursive: true, force: true });
+    await pg?.close();
   });
 
-  /** A fresh page, wired and showing its first world. */
-  async function open(): Promise<void> {
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-ready="yes"]');
-  }
+  const open = () => pg.open();
 
   const text = (selector: string) => page.locator(selector).innerText();
   const claim = (name: string) =>
@@ -77,8 +57,8 @@ describe.skipIf(skipBrowserSuites())('the playground in Chromium', () => {
     await page.click('#back');
     expect(await text('#step')).toBe('step 265 of 266');
     expect(await text('#state')).toBe('resumptionFailed');
-    await page.keyboard.press('ArrowLeft');
-    await page.keyboard.press('ArrowLeft');
+    await page.click('#back');
+    await page.click('#back');
     expect(await text('#step')).toBe('step 263 of 266');
     expect(await text('#state')).toBe('awaitingProof');
     expect(errors).toEqual([]);

@@ -15,8 +15,11 @@ import {
   finishAt,
   newSession,
   seek,
+  stepBack,
   stepCount,
+  stepForward,
   worldAt,
+  type Session,
 } from '../../src/playground/session.js';
 import { foldIds, viewOf } from '../../src/playground/view.js';
 import { formatWorldString, subjectOf } from '../../src/world-string.js';
@@ -92,6 +95,61 @@ describe('playground sessions', () => {
       'Delivery n/a',
     ]);
     expect(foldIds([1, 2, 3, 5, 7, 8])).toBe('1..3, 5, 7..8');
+  });
+});
+
+describe('stepping by observation', () => {
+  const sc = SEED_SCENARIOS.find((x) => x.name === 'seven-minute-stall')!;
+  const s = newSession({ cfg: sc.cfg, commands: sc.commands, client: 'model' }, true);
+  const observations = (t: Session) =>
+    worldAt(t).timeline!.filter((e) => e.tag.k === 'observe').length;
+
+  test('each step forward feeds the machine exactly one more observation, to the end', () => {
+    let t = s;
+    let n = observations(t);
+    const states: string[] = [];
+    for (;;) {
+      const next = stepForward(t, 'observation');
+      if (next === t) break;
+      const m = observations(next);
+      // The last move, with no observation left, goes to the end (the claims are judged there).
+      expect(m).toBe(next.position === stepCount(s) && m === n ? n : n + 1);
+      states.push(viewOf(worldAt(next)).state);
+      [t, n] = [next, m];
+    }
+    expect(t.position).toBe(stepCount(s));
+    // The stall's one Advance(1000) goes through stalled and reconnecting: both are shown.
+    expect(states.join(' ')).toMatch(/streaming stalled reconnecting awaitingProof/);
+    // And back again, one at a time.
+    const back = stepBack(t);
+    expect(observations(back)).toBe(n - 1);
+  });
+
+  test('next transition stops only where the state changes', () => {
+    const seen: string[] = [];
+    for (
+      let t = s, next = stepForward(t, 'transition');
+      next !== t;
+      t = next, next = stepForward(t, 'transition')
+    )
+      seen.push(viewOf(worldAt(next)).state);
+    expect(seen).toEqual([
+      'stalled',
+      'reconnecting',
+      'awaitingProof',
+      'resumptionFailed',
+      'resumptionFailed', // the end: no transition left
+    ]);
+  });
+
+  test('claims judged at the end are pending before the epilogue', () => {
+    const claims = viewOf(worldAt(seek(s, 0)), false).claims;
+    expect(claims.map((c) => `${c.name} ${c.status}`)).toEqual([
+      'NoUnprovenAcceptance held',
+      'NoSilentPartialResult pending',
+      'NoFalseAlarm pending',
+      'Delivery pending',
+    ]);
   });
 });
 

@@ -29,7 +29,7 @@ describe('verify command', () => {
     expect(r.code).toBe(1);
     expect(r.out).toContain('claim broken: NoUnprovenAcceptance');
     expect(r.out).toContain('timeline:');
-    const replay = /replay: mcp-resumption verify (.*)$/m.exec(r.out)![1]!;
+    const replay = /replay: npx mcp-resumption verify (.*)$/m.exec(r.out)![1]!;
     const args = replay.match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ''));
     const again = await run(['verify', ...args]);
     expect(again.code).toBe(1);

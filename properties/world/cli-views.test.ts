@@ -22,7 +22,9 @@ describe('explore --brief and --mermaid', () => {
     expect(r.code).toBe(0);
     expect(r.out.split('\n').length).toBeLessThan(60);
     expect(r.out).toMatch(/legend: time is virtual/);
-    expect(r.out).toMatch(/events 1\.\.41 \(41\) emitted and arrive, 124 lines/);
+    expect(r.out).toMatch(
+      /events 1\.\.41 \(41\) emitted and arrive; keepalive x21 arrive, 145 lines/,
+    );
     const full = await run(['explore', '--scenario', 'seven-minute-stall']);
     expect(timelineOf(full.out).split('\n').length).toBeGreaterThan(300);
   });
@@ -67,7 +69,7 @@ describe('explore --brief and --mermaid', () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/legend: time is virtual/);
-    expect(r.out).toMatch(/^replay: mcp-resumption explore --seed 3 /m);
+    expect(r.out).toMatch(/^replay: npx mcp-resumption explore --seed 3 /m);
     expect(r.out).toMatch(/^playground: world:v1;client=model;server=head;config=/m);
   });
 

@@ -18,7 +18,7 @@ describe('explore and mutants commands', () => {
       "The founding incident's three variants (replay each: explore --scenario NAME):",
       '-> resumption-failed',
       '-> session-lost',
-      'rerun: mcp-resumption explore --seed 7 --runs 300',
+      'rerun: npx mcp-resumption explore --seed 7 --runs 300',
     ])
       expect(r.out).toContain(s);
   });
@@ -27,7 +27,7 @@ describe('explore and mutants commands', () => {
     const r = await run(['explore', '--runs', '2000', '--seed', '3', '--mutant', 'head']);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/claim broken: (NoFalseAlarm|Delivery): /);
-    expect(r.out).toMatch(/replay: mcp-resumption explore --seed 3 --path [\d:]+ /);
+    expect(r.out).toMatch(/replay: npx mcp-resumption explore --seed 3 --path [\d:]+ /);
   });
 
   test.each([
@@ -64,6 +64,6 @@ describe('explore and mutants commands', () => {
     const r = await run(['mutants', '--only', 'head,idle-on-app-thread', '--runs', '500']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/\| head +\| server \| NoFalseAlarm +\|/);
-    expect(r.out).toContain('replay: `mcp-resumption explore --seed 1 --path');
+    expect(r.out).toContain('replay: `npx mcp-resumption explore --seed 1 --path');
   });
 });

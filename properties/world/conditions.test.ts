@@ -27,7 +27,7 @@ describe('EachConditionIsNecessary', () => {
       expect(details.failed, `no counterexample found breaking only ${name}`).toBe(true);
       expect(cx).not.toBeNull();
       const text = formatCounterexample(cx!);
-      expect(text).toContain(`replay: mcp-resumption explore --seed ${SEED} --path `);
+      expect(text).toContain(`replay: npx mcp-resumption explore --seed ${SEED} --path `);
       if (process.env.MCPR_VERBOSE) console.log(text);
       expect(cx!.commands.length).toBeLessThanOrEqual(12);
       const w = runWorld(cx!.cfg, cx!.commands);

@@ -37,7 +37,7 @@ describe('counterexamples', () => {
     expect(text).toContain(`claim broken: ${row.claim}: ${row.why}`);
     expect(text).toContain(`replay: ${replayCommand({ ...cx })}`);
     expect(replayCommand(cx)).toMatch(
-      /^mcp-resumption explore --seed -?\d+ --path [\d:]+ --replay-path '[^']*' --kind mixed --mutant trusts-any-200$/,
+      /^npx mcp-resumption explore --seed -?\d+ --path [\d:]+ --replay-path '[^']*' --kind mixed --mutant trusts-any-200$/,
     );
   });
 

@@ -42,6 +42,36 @@ function segmentProblem(
 }
 
 const stall = SEED_SCENARIOS.find((s) => s.name === 'seven-minute-stall')!;
+const empty200 = SEED_SCENARIOS.find((s) => s.name === 'restart-empty-200')!;
+
+describe('keepalives on timelines', () => {
+  test('restart-empty-200 shows the keepalives after the 200, full and brief', () => {
+    const w = runWorld(empty200.cfg, empty200.commands, {}, { record: true });
+    const after200 = (lines: string[]) =>
+      lines.slice(lines.findIndex((l) => /machine <- RESPONSE 200/.test(l)));
+    for (const lines of [
+      formatTimeline(w, empty200.commands),
+      formatTimeline(w, empty200.commands, { brief: true }),
+    ])
+      expect(
+        after200(lines).filter((l) => /machine <- KEEPALIVE +awaitingProof/.test(l)).length,
+      ).toBeGreaterThan(0);
+  });
+
+  test('a keepalive that changes the state is a line of its own, never folded', () => {
+    const entry = (from: string, state: string): TimelineEntry => ({
+      t: 0,
+      actor: 'client',
+      action: 'machine <- KEEPALIVE',
+      tag: { k: 'observe', obs: { type: 'KEEPALIVE' }, from: from as never },
+      state: state as never,
+      cursor: 0,
+      command: 0,
+    });
+    expect(isRoutine(entry('streaming', 'streaming'))).toBe(true);
+    expect(isRoutine(entry('awaitingProof', 'delayed'))).toBe(false);
+  });
+});
 
 describe('brief timelines', () => {
   test('fold every line into exactly one segment, in order (generated worlds)', () => {
@@ -80,7 +110,7 @@ describe('brief timelines', () => {
     expect(full.length).toBeGreaterThan(300);
     expect(brief[0]).toMatch(/legend: time is virtual, m:ss/);
     expect(brief.join('\n')).toMatch(
-      /-- commands 1\.\.83: Advance\(8000\) x41, Emit x41, Drain\n +2-125 +0:00-5:28 +events 1\.\.41 \(41\) emitted and arrive, 124 lines +streaming +41/,
+      /-- commands 1\.\.83: Advance\(8000\) x41, Emit x41, Drain\n +2-146 +0:00-5:28 +events 1\.\.41 \(41\) emitted and arrive; keepalive x21 arrive, 145 lines +streaming +41/,
     );
     expect(brief.join('\n')).toMatch(
       /events 42\.\.130 \(89\) emitted, none arrive; keepalive blocked x\d+/,

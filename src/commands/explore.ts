@@ -22,8 +22,8 @@ export const exploreCommand: Command = {
 Generates worlds (a server, a network and a client around the client machine, on a virtual
 clock) and interleavings of Emit, Evict, Restart, SaturateApp/ReleaseApp, Drain, Advance(ms),
 Disconnect and Reconnect; checks NoUnprovenAcceptance, NoSilentPartialResult, NoFalseAlarm and
-Delivery on each; then searches the mutant zoo and prints its kill table. Progress goes to
-stderr. Exit status: 0 all claims held, 1 a claim broke (its counterexample is printed), 2 bad
+Delivery on each; then searches the mutant zoo and prints its kill table. The report opens
+with a one-line summary. Progress goes to stderr. Exit status: 0 all claims held, 1 a claim broke (its counterexample is printed), 2 bad
 options.
 
 Options:
@@ -51,6 +51,7 @@ Options:
                      order, time passing) into one line each, with a legend
   --mermaid          print the timeline as a Mermaid sequence diagram (client, server,
                      event log) instead of text
+  --verbose          list every machine transition the run did not take
   --help             this text
 
 A counterexample and a scenario end with a "playground:" line: a world string that
@@ -69,6 +70,7 @@ A counterexample and a scenario end with a "playground:" line: a world string th
       scenario: { type: 'string' },
       brief: { type: 'boolean' },
       mermaid: { type: 'boolean' },
+      verbose: { type: 'boolean' },
     });
     if (values.brief === true && values.mermaid === true)
       throw new UsageError('--brief and --mermaid exclude each other');
@@ -126,7 +128,7 @@ A counterexample and a scenario end with a "playground:" line: a world string th
       progress: (line) => io.err(tty ? `\r${line}\x1b[K` : `${line}\n`),
     });
     if (tty) io.err('\n');
-    io.out(formatExploreReport(report, shown) + '\n');
+    io.out(formatExploreReport(report, shown, values.verbose === true) + '\n');
     return report.counterexample || report.error ? 1 : 0;
   },
 };

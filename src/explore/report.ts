@@ -12,16 +12,45 @@ import { coverageOf, type ExploreReport } from './explore.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 
-/** Every transition not taken, none left out (docs/world.md says why a world cannot take them). */
-function missedText(missed: readonly string[]): string {
+/**
+ * The transitions not taken: all of them with `--verbose` (docs/world.md says why a world cannot
+ * take them), otherwise only their count, so that the summary stays readable.
+ */
+function missedText(missed: readonly string[], verbose: boolean): string {
   if (missed.length === 0) return '';
+  if (!verbose) return ` (${missed.length} not taken; --verbose lists them)`;
   return ` (not taken: ${missed.join(', ')})`;
 }
 
-/** The command line that reruns an exploration exactly. */
+/** The world features `explore` counts, in words a reader without the model's vocabulary follows. */
+const FEATURE_WORDS: Readonly<Record<string, string>> = {
+  'polling server': 'a server that closes idle resumed streams (Q > 0)',
+  'no acknowledgment': 'an honest server that states no replay floor',
+  'client polled': 'the client polled (reconnected with the same cursor)',
+  'unprimed opening': 'no priming event on the first stream',
+  'primed resumes': 'a priming event on every resumed stream',
+};
+
+/** The one-line verdict the report opens with. */
+function summaryLine(r: ExploreReport): string {
+  const s = r.stats;
+  const broken = r.counterexample?.claim;
+  const claims = broken
+    ? `claim ${broken} BROKEN (counterexample below)`
+    : `every claim held over ${n(s.runs)} worlds`;
+  const parts = [claims];
+  if (r.error) parts.push(`error: ${r.error}`);
+  if (r.killTable.length > 0) {
+    const killed = r.killTable.filter((k) => k.claim !== null).length;
+    parts.push(`${killed} of ${r.killTable.length} mutants killed`);
+  }
+  return `summary: ${parts.join('; ')}`;
+}
+
+/** The command line that reruns an exploration exactly (with npx: in a clone the bin is not on PATH). */
 export function rerunCommand(r: ExploreReport): string {
   const o = r.options;
-  const parts = ['mcp-resumption explore', `--seed ${o.seed}`];
+  const parts = ['npx mcp-resumption explore', `--seed ${o.seed}`];
   parts.push(o.runs !== undefined ? `--runs ${o.runs}` : `--runs ${r.stats.runs}`);
   if (o.kind !== 'mixed') parts.push(`--kind ${o.kind}`);
   if (o.config) parts.push(`--config ${formatConfig(o.config)}`);
@@ -36,7 +65,11 @@ export function playgroundLine(cx: Counterexample): string {
 }
 
 /** The whole report; `options` choose how a counterexample's timeline is printed. */
-export function formatExploreReport(r: ExploreReport, options: CounterexampleOptions = {}): string {
+export function formatExploreReport(
+  r: ExploreReport,
+  options: CounterexampleOptions = {},
+  verbose = false,
+): string {
   const s = r.stats;
   const o = r.options;
   const secs = r.elapsedMs / 1000;
@@ -44,6 +77,7 @@ export function formatExploreReport(r: ExploreReport, options: CounterexampleOpt
   lines.push(
     `mcp-resumption explore: seed ${o.seed}, worlds: ${o.kind}${o.config ? ` (fixed config ${formatConfig(o.config)})` : ''}${o.mutant !== undefined ? `, subject: mutant ${o.mutant}` : ", subject: the model's client"}`,
   );
+  lines.push(summaryLine(r));
   lines.push('');
   lines.push(
     `interleavings explored: ${n(s.runs)} in ${secs.toFixed(1)} s (${n(Math.round(s.runs / Math.max(secs, 1e-3)))}/s)`,
@@ -54,7 +88,7 @@ export function formatExploreReport(r: ExploreReport, options: CounterexampleOpt
   const feats = Object.entries(s.features);
   if (feats.length > 0) {
     lines.push(
-      `worlds with: ${feats.map(([k, v]) => `${k} ${n(v)}`).join(', ')} (see docs/world.md)`,
+      `worlds with: ${feats.map(([k, v]) => `${FEATURE_WORDS[k] ?? k}: ${n(v)}`).join('; ')} (see docs/world.md)`,
     );
   }
   lines.push('');
@@ -77,7 +111,7 @@ export function formatExploreReport(r: ExploreReport, options: CounterexampleOpt
     `machine states visited: ${cov.states.visited.length} of ${cov.states.visited.length + cov.states.missed.length}${cov.states.missed.length ? ` (not visited: ${cov.states.missed.join(', ')})` : ''}`,
   );
   lines.push(
-    `machine transitions taken: ${cov.transitions.taken} of ${cov.transitions.total}${missedText(cov.transitions.missed)}`,
+    `machine transitions taken: ${cov.transitions.taken} of ${cov.transitions.total}${missedText(cov.transitions.missed, verbose)}`,
   );
   if (r.counterexample) {
     lines.push('');
@@ -87,7 +121,8 @@ export function formatExploreReport(r: ExploreReport, options: CounterexampleOpt
   if (r.killTable.length > 0) {
     lines.push('');
     lines.push(
-      `mutant kill table (seed ${o.seed}, at most ${n(o.killRuns)} runs per probe, ` +
+      `mutant kill table (seed ${o.seed}, at most ${n(o.killRuns)} runs per probe; runs to kill ` +
+        `adds up every probe tried, so it can exceed that; ` +
         `${(r.killMs / 1000).toFixed(1)} s; regenerate with ` +
         `\`mcp-resumption mutants --seed ${o.seed} --runs ${o.killRuns}\`):`,
     );

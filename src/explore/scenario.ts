@@ -5,10 +5,23 @@ import { formatWorldString, namesOf } from '../world-string.js';
 import { formatConfig } from '../../model/world/config.js';
 import { describeCommand } from '../../model/world/commands.js';
 import { runWorld, type Subject } from '../../model/world/property.js';
+import { clientState } from '../../model/world/client.js';
+import type { World } from '../../model/world/world.js';
 import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
 
 /** The names of the fixed scenarios. */
 export const SCENARIO_NAMES: readonly string[] = SEED_SCENARIOS.map((s) => s.name);
+
+/**
+ * The client's last decision in words: the timeline shows only the machine's state name, and a
+ * reader wants the outcome (resumption-failed, session-lost, ...) and the rule's reason.
+ */
+function outcomeLine(w: World): string {
+  const { outcome, reason } = w.client.snap.context;
+  const how = w.client.done === 'complete' ? ', tool complete' : '';
+  if (outcome === null) return `client outcome: none (ended in ${clientState(w.client)}${how})`;
+  return `client outcome: ${outcome}${reason ? ` (${reason.code}: ${reason.text})` : ''}${how}`;
+}
 
 /**
  * Runs scenario `name` with `subject` and tells it (the timeline as `options` ask: full, brief
@@ -28,6 +41,7 @@ export function tellScenario(
     `config: ${formatConfig(s.cfg)}`,
     `commands: ${s.commands.length} (${[...new Set(s.commands.map(describeCommand))].join(', ')})`,
     ...timelineLines(w, s.commands, options),
+    outcomeLine(w),
     'claims:',
   ];
   let ok = true;

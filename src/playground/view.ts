@@ -13,10 +13,13 @@ import { TOOL_STREAM } from '../../model/world/frames.js';
 import { floorOf } from '../../model/world/server.js';
 import type { World } from '../../model/world/world.js';
 
-/** One claim's verdict: held, broken, or not applicable (its preconditions did not hold). */
+/**
+ * One claim's verdict: held, broken, not applicable (its preconditions did not hold), or pending:
+ * judged only on a finished world, and this one has not had its epilogue yet.
+ */
 export interface ClaimView {
   name: string;
-  status: 'held' | 'BROKEN' | 'n/a';
+  status: 'held' | 'BROKEN' | 'n/a' | 'pending';
   /** Why it broke or did not apply ('' when it held). */
   why: string;
   /** The claim in one sentence. */
@@ -85,8 +88,19 @@ export function foldIds(ids: readonly number[]): string {
   return out.join(', ');
 }
 
-/** The view of `w`; the claims are checked on it as it stands (the CLI checks finished worlds). */
-export function viewOf(w: World): WorldView {
+/**
+ * The claims that can be judged on a world that is still running: a delivered gap or duplicate
+ * is final the moment it happens. The others speak of how the world ends (an error surfaced, a
+ * tool complete, conditions of validity over the whole run), so before the epilogue they are
+ * pending: judged mid-run, NoSilentPartialResult reads BROKEN for the model's own client.
+ */
+export const LIVE_CLAIMS: ReadonlySet<string> = new Set(['NoUnprovenAcceptance']);
+
+/**
+ * The view of `w`. `finished`: the world has had its epilogue, so every claim is judged as the
+ * CLI judges it; otherwise only the {@link LIVE_CLAIMS} are, and the rest are pending.
+ */
+export function viewOf(w: World, finished = true): WorldView {
   const s = w.server;
   const c = w.client;
   const ctx = c.snap.context;
@@ -119,7 +133,14 @@ export function viewOf(w: World): WorldView {
       done: c.done,
       error: c.error,
     },
-    claims: CLAIMS.map((claim) => {
+    claims: CLAIMS.map((claim): ClaimView => {
+      if (!finished && !LIVE_CLAIMS.has(claim.name))
+        return {
+          name: claim.name,
+          status: 'pending',
+          why: 'judged when the world ends (Finish, or the last step of a loaded world)',
+          text: claim.text,
+        };
       const v = claim.check(w);
       const status = !v.ok ? 'BROKEN' : v.applicable ? 'held' : 'n/a';
       return { name: claim.name, status, why: v.ok && v.applicable ? '' : v.why, text: claim.text };

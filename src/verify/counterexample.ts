@@ -75,7 +75,7 @@ export function parseCommands(text: string): WorldCommand[] {
 /** The shell command that replays a counterexample. */
 export function verifyReplayCommand(cx: VerifyCounterexample): string {
   const parts = [
-    'mcp-resumption verify',
+    'npx mcp-resumption verify',
     `--replay '${formatCommands(cx.commands)}'`,
     `--config ${formatConfig(cx.cfg)}`,
   ];

@@ -9,13 +9,17 @@ import { CLIENT_MUTANTS } from '../../../model/mutants/client-mutants.js';
 import { describeCommand, type WorldCommand } from '../../../model/world/commands.js';
 import {
   CONFIG_CHOICES,
+  CONFIG_FIELD_HELP,
+  CONFIG_FIELD_LABEL,
   NUMERIC_FIELDS,
   POLICIES,
+  formatConfig,
   type PolicyName,
   type WorldConfig,
 } from '../../../model/world/config.js';
 import { parseConfig } from '../../../model/world/config.js';
 import { formatTimeline } from '../../../model/world/counterexample.js';
+import { formatTime } from '../../../model/world/clock.js';
 import { SEED_SCENARIOS } from '../../../model/world/scenarios.js';
 import { sequenceDiagram } from '../../../model/world/sequence-diagram.js';
 import { foldedList, simpleDiagram } from '../../simple-diagram.js';
@@ -23,16 +27,20 @@ import { formatWorldString, MODEL_CLIENT, type WorldSpec } from '../../world-str
 import { loadText } from '../load.js';
 import { PRESETS } from '../presets.js';
 import {
-  appliedCommands,
   applyStep,
+  atEpilogue,
   finishAt,
   newSession,
   seek,
+  shownCommands,
+  stepBack,
   stepCount,
+  stepForward,
   withSetup,
   worldAt,
   type Session,
 } from '../session.js';
+import { subjectOf } from '../../world-string.js';
 import { viewOf, type WorldView } from '../view.js';
 
 /** Mermaid's browser build, loaded by its own script tag before this one. */
@@ -65,7 +73,7 @@ function options(values: readonly string[], labels: readonly string[] = values):
 /** Builds the set-up form once: presets, clients, policies and a field per config value. */
 function buildForm(): void {
   $<HTMLSelectElement>('preset').innerHTML =
-    '<option value="">(choose a preset)</option>' + options(PRESETS.map((p) => p.name));
+    '<option value="">(custom: no preset matches)</option>' + options(PRESETS.map((p) => p.name));
   $<HTMLSelectElement>('client').innerHTML = options([
     MODEL_CLIENT,
     ...CLIENT_MUTANTS.map((m) => m.name),
@@ -73,12 +81,20 @@ function buildForm(): void {
   $<HTMLSelectElement>('policy').innerHTML = options(POLICIES);
   $<HTMLSelectElement>('server-runs').innerHTML =
     '<option value="">(as declared)</option>' + options(POLICIES);
+  // Every field says what it is (a label) and what it does (a tooltip), from the same source
+  // as the CLI's --help legend.
+  const label = (k: string) => {
+    const key = k as keyof WorldConfig;
+    return `<abbr>${k}</abbr> ${esc(CONFIG_FIELD_LABEL[key])}`;
+  };
+  const help = (k: string) => esc(`${k}: ${CONFIG_FIELD_HELP[k as keyof WorldConfig]}`);
   const fields = NUMBERS.map(
-    (k) => `<label>${k} <input id="cfg-${k}" data-key="${k}" type="text" /></label>`,
+    (k) =>
+      `<label title="${help(k)}">${label(k)} <input id="cfg-${k}" data-key="${k}" type="text" title="${help(k)}" /></label>`,
   ).concat(
     Object.entries(CHOICES).map(
       ([k, vs]) =>
-        `<label>${k} <select id="cfg-${k}" data-key="${k}">${options(vs)}</select></label>`,
+        `<label title="${help(k)}">${label(k)} <select id="cfg-${k}" data-key="${k}" title="${help(k)}">${options(vs)}</select></label>`,
     ),
   );
   $('config-fields').innerHTML = fields.join('');
@@ -96,6 +112,10 @@ function fillForm(spec: WorldSpec): void {
   $<HTMLSelectElement>('client').value = spec.client;
   $<HTMLSelectElement>('policy').value = spec.cfg.policy;
   $<HTMLSelectElement>('server-runs').value = spec.server ?? '';
+  // The preset whose configuration this is (an incident loaded by name is its own preset).
+  const same = PRESETS.find((p) => formatConfig(p.cfg) === formatConfig(spec.cfg));
+  $<HTMLSelectElement>('preset').value = same?.name ?? '';
+  $('preset-about').textContent = same?.about ?? '';
   $('client-about').textContent =
     CLIENT_MUTANTS.find((m) => m.name === spec.client)?.description ??
     "the model's client: the machine of docs/model.md";
@@ -115,10 +135,28 @@ function readForm(): Omit<WorldSpec, 'commands'> {
     : { cfg, client, server: server as PolicyName };
 }
 
-/** Cells for the ring: D slots (or what is retained), floor and head marked, delivered green. */
+/**
+ * Cells for the ring: D slots (or what is retained), floor and head marked, delivered green; the
+ * client's cursor marked, and when the ids after it are gone from the ring, the hole between the
+ * cursor and the floor drawn as one hatched cell (the seed's 42..66).
+ */
 function ringHtml(v: WorldView, delivered: ReadonlySet<number>): string {
   const s = v.server;
   const ids = s.retained;
+  const cursor = v.client.cursor;
+  const lead: string[] = [];
+  if (cursor > 0 && !ids.includes(cursor) && (ids.length === 0 || cursor < ids[0]!)) {
+    lead.push(
+      `<span class="cell cursor" title="the client's cursor ${cursor}, no longer in the ring">cursor ${cursor}</span>`,
+    );
+    const first = ids[0] ?? s.head + 1;
+    if (first > cursor + 1) {
+      const hole = first - 1 === cursor + 1 ? `${cursor + 1}` : `${cursor + 1}..${first - 1}`;
+      lead.push(
+        `<span class="cell hole" title="events after the cursor that the ring no longer holds">${hole} gone</span>`,
+      );
+    }
+  }
   const shown = ids.length > 96 ? [...ids.slice(0, 16), null, ...ids.slice(-64)] : ids;
   const cells = shown.map((id, i) => {
     if (id === null) return '<span class="cell gap">…</span>';
@@ -126,8 +164,11 @@ function ringHtml(v: WorldView, delivered: ReadonlySet<number>): string {
     if (i === 0) cls.push('floor');
     if (id === s.head) cls.push('head');
     if (delivered.has(id)) cls.push('delivered');
-    return `<span class="${cls.join(' ')}" title="event ${id}">${id}</span>`;
+    if (id === cursor) cls.push('cursor');
+    const what = id === cursor ? `event ${id}: the client's cursor` : `event ${id}`;
+    return `<span class="${cls.join(' ')}" title="${what}">${id}</span>`;
   });
+  cells.unshift(...lead);
   const free = s.depth === null ? 0 : Math.max(0, s.depth - ids.length);
   for (let k = 0; k < Math.min(free, 96); k++) cells.push('<span class="cell empty">·</span>');
   return cells.join('');
@@ -145,7 +186,7 @@ const yes = (b: boolean, t: string, f: string): string => (b ? t : f);
 /** Writes the world at the current step into the page. */
 function render(): void {
   const w = worldAt(session);
-  const v = viewOf(w);
+  const v = viewOf(w, atEpilogue(session));
   const delivered = new Set(w.client.delivered.map((e) => e.id));
   $('state').textContent = v.state;
   $('decision').textContent =
@@ -158,6 +199,7 @@ function render(): void {
   $('ring').innerHTML = ringHtml(v, delivered);
   $('ring-facts').textContent =
     `ring of ${s.depth ?? 'unbounded'}: ${s.floor > s.head ? `holds nothing, head ${s.head}` : `floor ${s.floor}, head ${s.head}`}` +
+    `; client's cursor ${v.client.cursor}` +
     `; evicted: ${s.evicted.length === 0 ? 'none' : `${s.evicted.length} (${s.evicted.slice(0, 3).join(', ')}${s.evicted.length > 3 ? ', …' : ''})`}` +
     '; green: delivered to the client';
   $('writer').textContent = s.writer.length === 0 ? 'empty' : s.writer.join(' ');
@@ -176,13 +218,25 @@ function render(): void {
         `<td class="status-${k.status === 'n/a' ? 'na' : k.status}">${k.status}</td><td>${esc(k.why)}</td></tr>`,
     )
     .join('');
-  const applied = appliedCommands(session);
-  $('timeline').textContent = formatTimeline(w, applied, {
+  const lines = formatTimeline(w, shownCommands(session), {
     brief: $<HTMLInputElement>('brief').checked,
-  }).join('\n');
+  });
+  // One clock: when time passed after the last line (an Advance with nothing to record, the
+  // epilogue's waiting), the timeline says where the clock now stands, as the header does.
+  const lastT = w.timeline?.at(-1)?.t ?? 0;
+  if (w.clock.now > lastT)
+    lines.push(
+      `        -- now ${formatTime(w.clock.now)}: nothing recorded since ${formatTime(lastT)}`,
+    );
+  $('timeline').textContent = lines.join('\n');
+  const pre = $('timeline');
+  pre.scrollTop = pre.scrollHeight;
   renderSteps();
   $<HTMLInputElement>('world-string').value = formatWorldString(session.spec);
   void renderDiagram(v.state);
+  $('claims-note').textContent = atEpilogue(session)
+    ? 'Judged on the finished world, as the CLI judges it.'
+    : 'Pending claims are judged when the world ends (Finish, or the last step of a loaded world); NoUnprovenAcceptance is judged as it goes.';
   if (!$('export-box').hidden) void renderExport();
 }
 
@@ -192,12 +246,29 @@ function renderSteps(): void {
   if (session.finished) items.push('epilogue');
   $('commands').innerHTML = items
     .map((t, i) => {
-      const cls = i === session.position ? 'current' : i > session.position ? 'future' : '';
+      const inside = (session.obs ?? 0) > 0 && i === session.position + 1;
+      const cls =
+        i === session.position
+          ? 'current'
+          : inside
+            ? 'inside'
+            : i > session.position
+              ? 'future'
+              : '';
       return `<li data-step="${i}" class="${cls}">${esc(t)}</li>`;
     })
     .join('');
-  $('step').textContent = `step ${session.position} of ${stepCount(session)}`;
-  $('commands').querySelector('li.current')?.scrollIntoView({ block: 'nearest' });
+  const obs = session.obs ?? 0;
+  const inside = items[session.position + 1];
+  $('step').textContent =
+    `step ${session.position} of ${stepCount(session)}` +
+    (obs > 0 && inside !== undefined
+      ? `, inside step ${session.position + 1} (${inside}): observation ${obs}`
+      : '');
+  // Scroll the list itself, never the page (scrollIntoView would move the whole window).
+  const list = $('commands');
+  const li = list.querySelector<HTMLElement>('li.current');
+  if (li) list.scrollTop = Math.max(0, li.offsetTop - list.offsetTop - list.clientHeight / 2);
 }
 
 let diagramToken = 0;
@@ -206,11 +277,40 @@ let diagramToken = 0;
 async function renderDiagram(state: string): Promise<void> {
   const token = ++diagramToken;
   try {
+    // The machine that runs: a client mutant's own, read against the model's, so that the
+    // highlighted path passes only labels that are true for this run.
+    const machine = subjectOf(session.spec).machine ?? clientMachine;
     const { svg } = await mermaid.render(
       `machine-${token}`,
-      simpleDiagram(clientMachine, { highlight: state }),
+      simpleDiagram(machine, { highlight: state, base: clientMachine }),
     );
-    if (token === diagramToken) $('diagram').innerHTML = svg;
+    if (token !== diagramToken) return;
+    const box = $('diagram');
+    box.innerHTML = svg;
+    // Natural size (labels at the font size Mermaid laid them out with), scrolling inside its
+    // box: scaled to the column, the labels were about 9 px.
+    const el = box.querySelector('svg');
+    const vb = el?.viewBox.baseVal;
+    if (el && vb && vb.width > 0) {
+      el.setAttribute('width', String(vb.width));
+      el.setAttribute('height', String(vb.height));
+      el.style.maxWidth = 'none';
+      const current = el.querySelector<SVGGraphicsElement>('g.current');
+      if (current) {
+        const c = current.getBoundingClientRect();
+        const b = box.getBoundingClientRect();
+        box.scrollLeft += c.left - b.left - b.width / 2 + c.width / 2;
+        box.scrollTop += c.top - b.top - b.height / 2 + c.height / 2;
+      }
+    }
+    box.dataset.machine = machine === clientMachine ? MODEL_CLIENT : session.spec.client;
+    $('diagram-about').textContent =
+      machine === clientMachine
+        ? "The model's machine (docs/model.md)."
+        : `The ${session.spec.client} machine: * marks an event whose guard it changed; transitions its guards rule out are not drawn.`;
+    $('folded').innerHTML = foldedList(machine, clientMachine)
+      .map((l) => `<li>${esc(l)}</li>`)
+      .join('');
   } catch (e) {
     $('diagram').textContent = `diagram: ${(e as Error).message}`;
   }
@@ -271,9 +371,16 @@ function wire(): void {
   on('cmd-reconnect', () => command({ kind: 'Reconnect' }));
   on('cmd-finish', () => go(finishAt(session)));
   on('first', () => go(seek(session, 0)));
-  on('back', () => go(seek(session, session.position - 1)));
+  // A command back from inside a step is that step's start.
+  on('back', () =>
+    go(seek(session, (session.obs ?? 0) > 0 ? session.position : session.position - 1)),
+  );
   on('forward', () => go(seek(session, session.position + 1)));
   on('last', () => go(seek(session, stepCount(session))));
+  on('obs-back', () => go(stepBack(session)));
+  on('obs-forward', () => go(stepForward(session, 'observation')));
+  on('next-transition', () => go(stepForward(session, 'transition')));
+  on('copy-world', () => void copyWorld());
   on('load', () => loadInto($<HTMLTextAreaElement>('load-text').value));
   on('export', () => {
     $('export-box').hidden = !$('export-box').hidden;
@@ -301,9 +408,21 @@ function wire(): void {
   $('config-fields').addEventListener('change', setupChanged);
   document.addEventListener('keydown', (e) => {
     if ((e.target as HTMLElement).closest('input, textarea, select')) return;
-    if (e.key === 'ArrowLeft') go(seek(session, session.position - 1));
-    if (e.key === 'ArrowRight') go(seek(session, session.position + 1));
+    if (e.key === 'ArrowLeft') go(stepBack(session));
+    if (e.key === 'ArrowRight') go(stepForward(session, 'observation'));
   });
+}
+
+/** Copies the world string; where the clipboard API is refused, selects it for Ctrl-C. */
+async function copyWorld(): Promise<void> {
+  const input = $<HTMLInputElement>('world-string');
+  try {
+    await navigator.clipboard.writeText(input.value);
+    $('copy-status').textContent = 'copied';
+  } catch {
+    input.select();
+    $('copy-status').textContent = document.execCommand('copy') ? 'copied' : 'selected: Ctrl-C';
+  }
 }
 
 /** The same commands, re-run under the set-up the form now says. */
@@ -318,11 +437,12 @@ function setupChanged(): void {
   }
 }
 
-mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
+mermaid.initialize({
+  startOnLoad: false,
+  securityLevel: 'strict',
+  themeVariables: { fontSize: '15px' },
+});
 buildForm();
-$('folded').innerHTML = foldedList(clientMachine)
-  .map((l) => `<li>${esc(l)}</li>`)
-  .join('');
 fillForm(session.spec);
 wire();
 render();

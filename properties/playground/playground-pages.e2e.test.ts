@@ -1,0 +1,221 @@
+/**
+ * The playground as a student uses it alone, in headless Chromium: claims pending until the
+ * world is judged; stepping one observation at a time (the seven-minute stall's single
+ * Advance that goes through `stalled` and `reconnecting`); a client mutant's own diagram;
+ * labelled config fields; decision texts that say what a mutant did; a layout that fits
+ * 1440x900 and 800 px without scrolling itself; the ring's cursor and hole; one clock; a copy
+ * button. Screenshots go to reports/playground/ (git-ignored).
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CONFIG_FIELD_HELP, CONFIG_FIELD_LABEL, NUMERIC_FIELDS } from '../../model/world/config.js';
+import { skipBrowserSuites } from '../support/chromium.js';
+import { openPlayground, SHOTS, type PlaygroundPage } from '../support/playground-page.js';
+
+/** The replay command of the keepalive-is-proof kill in docs/world.md (seed 1). */
+const KEEPALIVE_IS_PROOF =
+  "npx mcp-resumption explore --seed 1 --path 157:0:0:0:0:0:0:0:0:1:3:2:2:3 --replay-path 'Y:B' --kind mixed --mutant keepalive-is-proof";
+
+describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
+  let pg: PlaygroundPage;
+  let page: Page;
+  let errors: string[];
+  let server: { url: string };
+  let browser: PlaygroundPage['browser'];
+
+  beforeAll(async () => {
+    pg = await openPlayground({ width: 1440, height: 900 });
+    ({ page, errors, browser } = pg);
+    server = { url: pg.url };
+  });
+  afterAll(async () => {
+    await pg?.close();
+  });
+
+  const open = () => pg.open();
+  async function load(what: string): Promise<void> {
+    await page.fill('#load-text', what);
+    await page.click('#load');
+    expect(await text('#load-error')).toBe('');
+  }
+  const text = (selector: string) => page.locator(selector).innerText();
+  const claim = (name: string) =>
+    page.locator(`#claims tr[data-claim="${name}"] td`).nth(1).innerText();
+  const highlighted = async () => {
+    await page.waitForSelector('#diagram svg g.current');
+    return page.locator('#diagram svg g.current').textContent();
+  };
+
+  test('claims judged only at the end read "pending" at step 0 and mid-run, never BROKEN', async () => {
+    await open();
+    await load('seven-minute-stall');
+    expect(await text('#step')).toBe('step 0 of 266');
+    for (const name of ['NoSilentPartialResult', 'NoFalseAlarm', 'Delivery'])
+      expect(await claim(name), name).toBe('pending');
+    expect(await claim('NoUnprovenAcceptance')).toBe('held');
+    await page.click('#commands li[data-step="200"]');
+    expect(await claim('NoSilentPartialResult')).toBe('pending');
+    await page.click('#last');
+    expect(await claim('NoSilentPartialResult')).toBe('held');
+    expect(await claim('NoFalseAlarm')).toBe('n/a');
+    expect(errors).toEqual([]);
+  });
+
+  test('steps one observation at a time through stalled and reconnecting', async () => {
+    await open();
+    await load('seven-minute-stall');
+    // From step 0 the next change of state is the idle timer, inside one Advance(1000).
+    await page.click('#next-transition');
+    expect(await text('#state')).toBe('stalled');
+    expect(await highlighted()).toBe('stalled');
+    expect(await text('#step')).toBe(
+      'step 262 of 266, inside step 263 (Advance(1000)): observation 1',
+    );
+    const lastObservation = async () =>
+      (await text('#timeline'))
+        .split('\n')
+        .filter((l) => l.includes('machine <- '))
+        .at(-1);
+    expect(await lastObservation()).toMatch(/machine <- IDLE_TIMEOUT +stalled +41$/);
+    await page.screenshot({ path: new URL('step-stalled.png', SHOTS).pathname });
+    await page.click('#obs-forward');
+    expect(await text('#state')).toBe('reconnecting');
+    expect(await highlighted()).toBe('reconnecting');
+    // Exactly one more observation: the reconnect, not yet its answer.
+    expect(await lastObservation()).toMatch(
+      /machine <- RECONNECT 41 stream=tool +reconnecting +41$/,
+    );
+    await page.screenshot({ path: new URL('step-reconnecting.png', SHOTS).pathname });
+    await page.click('#obs-forward');
+    expect(await text('#state')).toBe('awaitingProof');
+    await page.click('#next-transition');
+    expect(await text('#state')).toBe('resumptionFailed');
+    // And back, one observation at a time.
+    await page.click('#obs-back');
+    expect(await text('#state')).toBe('awaitingProof');
+    await page.click('#obs-back');
+    expect(await text('#state')).toBe('reconnecting');
+    await page.click('#obs-back');
+    expect(await text('#state')).toBe('stalled');
+    expect(errors).toEqual([]);
+  });
+
+  test("a client mutant is drawn with its own machine's transitions", async () => {
+    await open();
+    await load('seven-minute-stall');
+    await page.waitForSelector('#diagram[data-machine="model"] svg');
+    expect(await text('#diagram')).not.toMatch(/KEEPALIVE \(floor-covers\)/);
+    await page.selectOption('#client', 'keepalive-is-proof');
+    await page.waitForSelector('#diagram[data-machine="keepalive-is-proof"] svg');
+    expect(await text('#diagram')).toMatch(/KEEPALIVE \(floor-covers\)/);
+    await page.selectOption('#client', 'trusts-any-200');
+    await page.waitForSelector('#diagram[data-machine="trusts-any-200"] svg');
+    expect(await text('#diagram')).toMatch(/RESPONSE\* \(floor-covers\)/);
+    expect(await text('#diagram')).not.toMatch(/rewind, skip/);
+    expect(await text('#diagram-about')).toMatch(/trusts-any-200 machine/);
+    await page.screenshot({ path: new URL('mutant-diagram.png', SHOTS).pathname });
+    expect(errors).toEqual([]);
+  });
+
+  test('every config field has a label and a tooltip that say what it is', async () => {
+    await open();
+    for (const k of NUMERIC_FIELDS) {
+      const label = page.locator(`label:has(#cfg-${k})`);
+      expect(await label.innerText()).toContain(CONFIG_FIELD_LABEL[k]);
+      expect(await label.getAttribute('title')).toBe(`${k}: ${CONFIG_FIELD_HELP[k]}`);
+      expect(await page.locator(`#cfg-${k}`).getAttribute('title')).toContain(CONFIG_FIELD_HELP[k]);
+    }
+    for (const k of ['keepalive', 'read', 'idleOn', 'priming'] as const)
+      expect(await page.locator(`label:has(#cfg-${k})`).innerText()).toContain(
+        CONFIG_FIELD_LABEL[k],
+      );
+  });
+
+  test('decision texts: trusts-any-200 on the stall names event 130; keepalive-is-proof names no floor', async () => {
+    await open();
+    await load('seven-minute-stall');
+    await page.selectOption('#client', 'trusts-any-200');
+    await page.click('#last');
+    const naive = await text('#decision');
+    expect(naive).toContain("first event 130 taken for the cursor's successor 42 without proof");
+    expect(naive).not.toContain("42 is the cursor's successor");
+    await load(KEEPALIVE_IS_PROOF);
+    await page.click('#last');
+    const keepalive = await text('#decision');
+    expect(keepalive).toContain('no replay floor declared, yet KEEPALIVE taken as one');
+    expect(keepalive).not.toMatch(/floor \?|undefined/);
+    expect(await text('#timeline')).toMatch(/machine <- KEEPALIVE +delayed/);
+    await page.screenshot({ path: new URL('keepalive-is-proof.png', SHOTS).pathname });
+    expect(errors).toEqual([]);
+  });
+
+  test('1440x900: no self-scroll, step buttons, claims and timeline above the fold; the preset shown', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await open();
+    await load('seven-minute-stall');
+    await page.click('#next-transition');
+    expect(await page.evaluate('window.scrollY')).toBe(0);
+    for (const sel of ['#obs-forward', '#next-transition', '#claims', '#timeline', '#state']) {
+      const box = (await page.locator(sel).boundingBox())!;
+      expect(box.y, sel).toBeGreaterThanOrEqual(0);
+      expect(box.y + Math.min(box.height, 60), sel).toBeLessThan(900);
+    }
+    expect(await page.locator('#preset').inputValue()).toBe('seven-minute-stall');
+    await page.selectOption('#preset', 'valid');
+    expect(await page.locator('#preset').inputValue()).toBe('valid');
+    await page.screenshot({ path: new URL('layout-1440x900.png', SHOTS).pathname });
+  });
+
+  test('diagram labels are readable: 14 px or more, not scaled down', async () => {
+    await open();
+    await page.waitForSelector('#diagram svg g.current');
+    const heights = (await page.evaluate(
+      `[...document.querySelectorAll('#diagram svg .edgeLabel')]
+        .filter((e) => (e.textContent ?? '').trim() !== '')
+        .map((e) => e.getBoundingClientRect().height)`,
+    )) as number[];
+    expect(heights.length).toBeGreaterThan(5);
+    expect(Math.min(...heights)).toBeGreaterThanOrEqual(14);
+  });
+
+  test('800 px wide: nothing is cut off', async () => {
+    await page.setViewportSize({ width: 800, height: 900 });
+    await open();
+    await load('seven-minute-stall');
+    const overflow = await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    for (const sel of ['#claims', '#timeline', '#ring', '#diagram']) {
+      const box = (await page.locator(sel).boundingBox())!;
+      expect(box.x + box.width, sel).toBeLessThanOrEqual(800);
+    }
+    await page.screenshot({ path: new URL('layout-800.png', SHOTS).pathname, fullPage: true });
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  test('the ring marks the cursor and the hole; one clock; the world string copies', async () => {
+    await open();
+    await load('seven-minute-stall');
+    await page.click('#next-transition');
+    await page.click('#obs-forward');
+    expect(await text('#ring')).toMatch(/cursor 41\s*42\.\.66 gone\s*67/);
+    expect(await text('#ring-facts')).toMatch(/client's cursor 41/);
+    await page.click('#last');
+    const now = (await text('#time')).replace('virtual time ', '');
+    const timeline = await text('#timeline');
+    const lastTime = /(\d+:\d\d(?:\.\d+)?)[^\n]*\n?$/.exec(timeline.trimEnd())?.[1];
+    const said = /-- now (\S+):/.exec(timeline)?.[1] ?? lastTime;
+    expect(said).toBe(now);
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: server.url.replace(/\/$/, ''),
+    });
+    await page.click('#copy-world');
+    await page.waitForFunction("document.getElementById('copy-status').textContent !== ''");
+    expect(await text('#copy-status')).toBe('copied');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(
+      await page.locator('#world-string').inputValue(),
+    );
+    expect(errors).toEqual([]);
+  });
+});
