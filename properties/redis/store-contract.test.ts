@@ -686,7 +686,10 @@ describe('crash and restart in the middle of appends', () => {
         },
       );
 
-      test.runIf(persistence.name.startsWith('AOF'))(
+      // Only `appendfsync always`: with `everysec`, Redis postpones the AOF write() while an
+      // fsync is behind (up to 2 s), and a kill -9 then loses acknowledged appends; a loaded run
+      // here reissued ids that way (docs/stores.md).
+      test.runIf(persistence.name.includes('always'))(
         "restart: 'keep' (the log survives): every pre-crash cursor replayed exactly",
         async () => {
           const tally = await redisCrash(persistence, { restart: 'keep' });
