@@ -8,23 +8,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { beforeAll, expect, test } from 'vitest';
+import { bundleForNode } from '../support/bundle.js';
 
 const CLI = fileURLToPath(new URL('../../reports/playground-cli/cli.mjs', import.meta.url));
 
 beforeAll(async () => {
-  await build({
-    entryPoints: [fileURLToPath(new URL('../../src/playground/cli.ts', import.meta.url))],
-    outfile: CLI,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    // esbuild and Mermaid come from node_modules at run time, as they do for dist/.
-    packages: 'external',
-    logLevel: 'warning',
-  });
+  await bundleForNode(fileURLToPath(new URL('../../src/playground/cli.ts', import.meta.url)), CLI);
 });
 
 test('--help says what the playground is and how to stop it', () => {

@@ -7,23 +7,14 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { beforeAll, expect, test } from 'vitest';
+import { bundleForNode } from '../support/bundle.js';
 
 const DIR = fileURLToPath(new URL('../../reports/check-cli/', import.meta.url));
 const CLI = `${DIR}cli.mjs`;
 
 beforeAll(async () => {
-  await build({
-    entryPoints: [fileURLToPath(new URL('../../src/cli.ts', import.meta.url))],
-    outfile: CLI,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
+  await bundleForNode(fileURLToPath(new URL('../../src/cli.ts', import.meta.url)), CLI);
 }, 120_000);
 
 /** A trace of `n` resumed reconnects (exit 0), or with an unsafe accept at the end (exit 1). */
