@@ -45,3 +45,11 @@ describe('the differential property finds every guard mutant', () => {
     },
   );
 });
+
+test('mcp-resumption/runtime offers no door to a mutant: continuityGuard takes none, and the mutant builders are not exported', async () => {
+  const runtime: Record<string, unknown> = await import('../../src/runtime/index.js');
+  for (const name of ['guardWith', 'mutantGuard', 'GUARD_MUTANTS']) {
+    expect(Object.keys(runtime)).not.toContain(name);
+  }
+  expect(Object.keys(runtime)).toContain('continuityGuard');
+});

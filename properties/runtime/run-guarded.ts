@@ -8,10 +8,11 @@ import {
   continuityGuard,
   idReaderFromPattern,
   inspectGuard,
+  type ContinuityGuardOptions,
   type GuardTraceLine,
   type StreamResumptionError,
 } from '../../src/runtime/index.js';
-import type { GuardMutantName } from '../../src/runtime/guard-mutants.js';
+import { mutantGuard, type GuardMutantName } from '../../src/runtime/guard-mutants.js';
 import { directCall } from './direct-client.js';
 import { BUDGET_MS, ID_PATTERN, playServers, type Scenario } from './scenario.js';
 import { callThrough, type SdkKind } from './sdk-clients.js';
@@ -92,7 +93,7 @@ export async function runGuarded(
   const servers = await playServers(s);
   const traces = new Map<number, GuardTraceLine[]>();
   const failures: StreamResumptionError[] = [];
-  const fetchFn = continuityGuard(fetch, {
+  const options: ContinuityGuardOptions = {
     readId: idReaderFromPattern(ID_PATTERN),
     proofTimeoutMs: BUDGET_MS,
     responseTimeoutMs: 400,
@@ -105,8 +106,8 @@ export async function runGuarded(
       lines.push(line);
       traces.set(stream, lines);
     },
-    ...(mutant ? { mutant } : {}),
-  });
+  };
+  const fetchFn = mutant ? mutantGuard(fetch, options, mutant) : continuityGuard(fetch, options);
   let messages: Record<string, unknown>[];
   let retries: number[] = [];
   try {

@@ -20,6 +20,7 @@ import { observationOf } from '../trace/checker.js';
 import { engineFor, type MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
 import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
+import type { GuardMutantName } from './guard-mutants.js';
 import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
 import {
   configOf,
@@ -228,6 +229,20 @@ export function continuityGuard(
   fetchFn: typeof fetch,
   options: ContinuityGuardOptions = {},
 ): typeof fetch {
+  // A deployed guard never runs a mutant, whatever the options object carries at run time.
+  return guardWith(fetchFn, options, undefined);
+}
+
+/**
+ * The guard, with one of its mutants put back (`mutantGuard` in ./guard-mutants.ts, for the
+ * runtime's property suite) or none (`continuityGuard`).
+ * @internal
+ */
+export function guardWith(
+  fetchFn: typeof fetch,
+  options: ContinuityGuardOptions,
+  mutant: GuardMutantName | undefined,
+): typeof fetch {
   const cfg = configOf(options);
   const readId = options.readId ?? defaultIdReader;
   const machine = options.machine ?? clientMachine;
@@ -237,7 +252,7 @@ export function continuityGuard(
   /** Closes a pending judgement window, as `settle` of model/run.ts does. */
   const settle = (state: MachineState): MachineState =>
     isPending(state) ? engine.step(state, { type: 'PROOF_TIMEOUT' }) : state;
-  const { enforce, mutant } = cfg;
+  const { enforce } = cfg;
   const t0 = Date.now();
   let nextTrackId = 1;
   /** Every stream followed (the memory the cap bounds). */

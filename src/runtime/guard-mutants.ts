@@ -1,9 +1,12 @@
 /**
  * The guard's mutant table: each entry puts back one of the bugs of issue 16, so that the
  * runtime's differential property (properties/runtime/) can show it finds every one of them,
- * as the model's mutant zoo (model/mutants/) does for the machine. Pass one as
- * `continuityGuard(fetch, { mutant })`; never in production.
+ * as the model's mutant zoo (model/mutants/) does for the machine. `mutantGuard(fetch, options,
+ * name)` builds one. Not exported by `mcp-resumption/runtime`: `continuityGuard` itself takes no
+ * mutant, so a deployed guard cannot be switched into a buggy one by an options object.
  */
+import { guardWith } from './continuity-guard.js';
+import type { ContinuityGuardOptions } from './guard-options.js';
 
 /** The name of a guard mutant. */
 export type GuardMutantName =
@@ -64,3 +67,12 @@ export const GUARD_MUTANTS: readonly GuardMutant[] = [
     description: 'keeps the state of every completed stream forever',
   },
 ];
+
+/** `continuityGuard` with the mutant `name` put back: for the runtime's property suite only. */
+export function mutantGuard(
+  fetchFn: typeof fetch,
+  options: ContinuityGuardOptions,
+  name: GuardMutantName,
+): typeof fetch {
+  return guardWith(fetchFn, options, name);
+}

@@ -6,7 +6,6 @@ import type { ClientMachine } from '../../model/client-machine.js';
 import type { Outcome, Reason } from '../../model/outcomes.js';
 import type { StreamResumptionError } from '../reference.js';
 import type { TraceLine } from '../trace/format.js';
-import type { GuardMutantName } from './guard-mutants.js';
 
 /** Reads a sequence number (and the stream) out of an SSE id; `null`: not readable. */
 export type IdReader = (id: string) => { seq: number; stream?: string } | null;
@@ -105,8 +104,6 @@ export interface ContinuityGuardOptions {
   onTrace?: (line: GuardTraceLine, stream: number) => void;
   /** The machine to decide with (tests pass mutants). Default the client machine. */
   machine?: ClientMachine;
-  /** A mutant of the guard (./guard-mutants.ts): for the runtime's property suite only. */
-  mutant?: GuardMutantName;
 }
 
 /** The options with their defaults, checked. */
@@ -121,7 +118,6 @@ export interface GuardConfig {
   maxStreams: number;
   maxEventBytes: number;
   enforce: boolean;
-  mutant: GuardMutantName | undefined;
 }
 
 function bounded(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -155,6 +151,5 @@ export function configOf(options: ContinuityGuardOptions): GuardConfig {
     maxStreams: bounded('maxStreams', options.maxStreams, 10_000, 1),
     maxEventBytes: bounded('maxEventBytes', options.maxEventBytes, 8 * 1024 * 1024, 1),
     enforce: options.enforce ?? true,
-    mutant: options.mutant,
   };
 }

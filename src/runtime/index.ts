@@ -7,7 +7,19 @@
  * @module mcp-resumption/runtime
  */
 export * from './continuity-store.js';
-export * from './continuity-guard.js';
+// Named, not `*`: the guard's module also holds `guardWith`, the door its mutants come in by,
+// which a deployed guard must not offer.
+export {
+  continuityGuard,
+  defaultIdReader,
+  idReaderFromPattern,
+  GuardCapacityError,
+  inspectGuard,
+  type GuardState,
+  type ContinuityGuardOptions,
+  type GuardDecision,
+  type GuardTraceLine,
+  type IdReader,
+} from './continuity-guard.js';
 export * from './replay-fence.js';
 export { StreamResumptionError } from '../reference.js';
-export * from './guard-mutants.js';
