@@ -5,19 +5,11 @@
  */
 import { describe, expect, test } from 'vitest';
 import { main } from '../../src/cli.js';
-import { checkText, runCli } from './helpers.js';
+import { checkText, resumedReconnectLines, runCli } from './helpers.js';
 
 /** A trace of `n` resumed reconnects, then `tail`. */
 function reconnects(n: number, tail: string[] = []): string {
-  const lines = ['{"type":"open"}', '{"type":"event","id":1}'];
-  for (let i = 1; i <= n; i++) {
-    lines.push(
-      '{"type":"disconnect"}',
-      `{"type":"reconnect","cursor":${i}}`,
-      '{"type":"response","status":200}',
-      `{"type":"event","id":${i + 1}}`,
-    );
-  }
+  const lines = ['{"type":"open"}', '{"type":"event","id":1}', ...resumedReconnectLines(n, false)];
   return [...lines, ...tail].join('\n') + '\n';
 }
 

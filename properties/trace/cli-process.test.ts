@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, test } from 'vitest';
 import { bundleForNode } from '../support/bundle.js';
+import { resumedReconnectLines } from './helpers.js';
 
 const DIR = fileURLToPath(new URL('../../reports/check-cli/', import.meta.url));
 const CLI = `${DIR}cli.mjs`;
@@ -19,16 +20,11 @@ beforeAll(async () => {
 
 /** A trace of `n` resumed reconnects (exit 0), or with an unsafe accept at the end (exit 1). */
 function traceFile(name: string, n: number, unsafe: boolean): string {
-  const lines = ['{"type":"open","status":200}', '{"type":"event","id":1}'];
-  for (let i = 1; i <= n; i++) {
-    lines.push(
-      '{"type":"disconnect"}',
-      `{"type":"reconnect","cursor":${i}}`,
-      '{"type":"response","status":200}',
-      `{"type":"event","id":${i + 1}}`,
-      '{"type":"decision","outcome":"resumed"}',
-    );
-  }
+  const lines = [
+    '{"type":"open","status":200}',
+    '{"type":"event","id":1}',
+    ...resumedReconnectLines(n, true),
+  ];
   if (unsafe) {
     lines.push(
       '{"type":"disconnect"}',
