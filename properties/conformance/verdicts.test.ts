@@ -73,22 +73,32 @@ function rawAdapter(name: string, handler: Handler): ImplementationAdapter {
 
 const MISMATCH = 'Bad Request: Unsupported protocol version';
 
+/** Answers `initialize` (request `id`) as JSON, with session `s1`, speaking `version`. */
+function answerInitialize(
+  res: ServerResponse,
+  id: number | undefined,
+  version: string,
+  name: string,
+): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: {
+        protocolVersion: version,
+        capabilities: { tools: {} },
+        serverInfo: { name, version: '1' },
+      },
+    }),
+  );
+}
+
 /** Initializes a session, then answers every request 400 (as a server pinned to an old version). */
 const refusesAfterInitialize: Handler = (_req, res, body) => {
   const msg = body as { id?: number; method?: string } | undefined;
   if (msg?.method === 'initialize') {
-    res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
-    res.end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: msg.id,
-        result: {
-          protocolVersion: '2025-03-26',
-          capabilities: { tools: {} },
-          serverInfo: { name: 'old', version: '1' },
-        },
-      }),
-    );
+    answerInitialize(res, msg.id, '2025-03-26', 'old');
   } else if (msg?.method === 'notifications/initialized') {
     res.writeHead(202).end();
   } else {
@@ -195,18 +205,7 @@ describe('events without ids, and a 200 that loses for another reason', () => {
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/event-stream' }).end();
     } else if (msg?.method === 'initialize') {
-      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: msg.id,
-          result: {
-            protocolVersion: '2025-11-25',
-            capabilities: { tools: {} },
-            serverInfo: { name: 'no-ids', version: '1' },
-          },
-        }),
-      );
+      answerInitialize(res, msg.id, '2025-11-25', 'no-ids');
     } else if (msg?.method === 'tools/call') {
       const { tag, n } = msg.params!.arguments!;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
