@@ -1,14 +1,32 @@
 // @ts-check
+import process from 'node:process';
 /**
  * Mutation testing of the decision core: `npm run mutation` (not part of `npm test`; a run over
  * all files below takes tens of minutes). Narrow it with `npm run mutation -- --mutate <file>`.
  * The tests are the machine, trace, store and runtime suites (vitest.mutation.config.ts), with a
  * fixed seed; the store suites need a redis-server (they start their own). The runtime suites
  * run real SDK clients over loopback, so mutate runtime files one at a time. Reports: the score
- * per file on the console, and reports/mutation/ (html, json).
- *
- * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
+ * per file on the console, reports/mutation/index.html, and one JSON report per run in
+ * reports/mutation/runs/ (merged by `npm run mutation:docs`).
  */
+/**
+ * The run's name, from the files it mutates (`--mutate a.ts,b.ts`): each run keeps its own JSON
+ * report in reports/mutation/runs/, and `npm run mutation:docs` merges them (newest per file), so
+ * scores measured file by file add up to one table.
+ */
+function runName(argv) {
+  const i = argv.findIndex((a) => a === '--mutate' || a === '-m');
+  const inline = argv.find((a) => a.startsWith('--mutate='));
+  const files = inline ? inline.slice('--mutate='.length) : i >= 0 ? argv[i + 1] : undefined;
+  if (!files) return 'all';
+  const name = files
+    .split(',')
+    .map((f) => f.replace(/\.ts$/, '').replace(/[^A-Za-z0-9]+/g, '-'))
+    .join('+');
+  return name.length > 120 ? `${name.slice(0, 100)}-and-more` : name;
+}
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 const config = {
   mutate: [
     'model/guards.ts',
@@ -40,7 +58,7 @@ const config = {
   coverageAnalysis: 'perTest',
   reporters: ['clear-text', 'html', 'json', 'progress'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  jsonReporter: { fileName: `reports/mutation/runs/${runName(process.argv)}.json` },
   clearTextReporter: { allowEmojis: false },
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,

@@ -1,13 +1,21 @@
 /**
- * `npm run mutation:docs`: the mutation scores of the last `npm run mutation` (Stryker's JSON
- * report, reports/mutation/mutation.json) as a Markdown table, and every surviving mutant with
+ * `npm run mutation:docs`: the mutation scores of `npm run mutation` (Stryker's JSON reports) as
+ * a Markdown table, and every surviving mutant with
  * the reason it is equivalent, written between the markers of docs/mutation.md. The reasons are a
  * person's, kept in docs/mutation-equivalents.json: a survivor without one fails the command, so
  * the page never calls a mutant equivalent that nobody looked at.
  *
- * Usage: node dist/src/mutation-docs.js [--report FILE] [--reasons FILE] [--write FILE]
+ * Stryker is run per file or per group of files (a run over everything takes hours on two cores),
+ * and each run keeps its own report under reports/mutation/runs/ (stryker.config.mjs names it after
+ * the files it mutated). The table merges every report there: for each file, the newest report
+ * that mutated it. A report whose copy of a file differs from the file on disk is marked in the
+ * table ("changed since the run"), so the page never passes an older version's score off as the
+ * code's; `--strict` refuses such a report instead.
+ *
+ * Usage: node dist/src/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { alignedTable } from '../model/markdown.js';
 
@@ -58,6 +66,7 @@ const clip = (s: string, n = 70) => (s.length > n ? `${s.slice(0, n - 1)}…` : 
 export function mutationBlock(
   report: Report,
   reasons: Record<string, string>,
+  stale: ReadonlySet<string> = new Set(),
 ): { text: string; missing: string[] } {
   const rows: string[][] = [];
   const survivors: string[] = [];
@@ -74,6 +83,7 @@ export function mutationBlock(
       String(count('Timeout')),
       String(count('Survived')),
       String(count('NoCoverage')),
+      stale.has(file) ? 'changed since the run' : 'as run',
     ]);
     for (const m of mutants.filter((x) => UNDETECTED.has(x.status))) {
       const key = reasonKey(file, m, source);
@@ -86,9 +96,9 @@ export function mutationBlock(
     }
   }
   const table = alignedTable(
-    ['file', 'score', 'killed', 'timeout', 'survived', 'no coverage'],
+    ['file', 'score', 'killed', 'timeout', 'survived', 'no coverage', 'code'],
     rows,
-    [false, true, true, true, true, true],
+    [false, true, true, true, true, true, false],
   );
   const text = [
     MUTATION_BEGIN,
@@ -104,31 +114,109 @@ export function mutationBlock(
   return { text, missing };
 }
 
+/** Where the per-run reports are kept (see stryker.config.mjs). */
+export const RUNS_DIR = 'reports/mutation/runs';
+
+/**
+ * One report from several: for each file, the entry of the last report (in the order given) that
+ * mutated it. With `checkSources`, a file whose current text differs from the report's copy is an
+ * error: its score belongs to another version of the code.
+ */
+export function mergeReports(
+  reports: { name: string; report: Report }[],
+  currentSource?: (file: string) => string | undefined,
+): { report: Report; stale: Map<string, string> } {
+  const files: Report['files'] = {};
+  const from: Record<string, string> = {};
+  for (const { name, report } of reports) {
+    for (const [file, entry] of Object.entries(report.files)) {
+      files[file] = entry;
+      from[file] = name;
+    }
+  }
+  const stale = new Map<string, string>();
+  if (currentSource) {
+    for (const [file, entry] of Object.entries(files)) {
+      const now = currentSource(file);
+      if (now !== entry.source)
+        stale.set(
+          file,
+          now === undefined
+            ? `${file}: no such file (report ${from[file]})`
+            : `${file}: changed since the run in ${from[file]}; run Stryker on it again`,
+        );
+    }
+  }
+  return { report: { files }, stale };
+}
+
+/** The reports under {@link RUNS_DIR}, oldest first (so that the newest wins in a merge). */
+function runReports(): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(RUNS_DIR).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => join(RUNS_DIR, n))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs || a.localeCompare(b));
+}
+
 function main(): number {
   const { values } = parseArgs({
     options: {
-      report: { type: 'string', default: 'reports/mutation/mutation.json' },
+      report: { type: 'string', multiple: true },
       reasons: { type: 'string', default: 'docs/mutation-equivalents.json' },
       write: { type: 'string' },
+      strict: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: node dist/src/mutation-docs.js [--report FILE] [--reasons FILE] [--write FILE]\n',
+      'Usage: node dist/src/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]\n' +
+        `  --report FILE  a Stryker JSON report; repeat it to merge several (later ones win per file).\n` +
+        `                 Default: every report in ${RUNS_DIR}/, newest winning per file.\n` +
+        '  --reasons FILE the equivalence reasons (default docs/mutation-equivalents.json)\n' +
+        '  --write FILE   replace the block between the mutation markers of FILE (default: print it)\n' +
+        '  --strict       refuse a report whose copy of a file differs from the file (default: mark it)\n',
     );
     return 0;
   }
-  let report: Report;
+  const paths = values.report ?? runReports();
+  if (paths.length === 0) {
+    process.stderr.write(
+      `mutation-docs: no report: run \`npm run mutation\` first (reports go to ${RUNS_DIR}/), or name one with --report\n`,
+    );
+    return 2;
+  }
+  let reports: { name: string; report: Report }[];
   let reasons: Record<string, string>;
   try {
-    report = JSON.parse(readFileSync(values.report!, 'utf8')) as Report;
+    reports = paths.map((name) => ({
+      name,
+      report: JSON.parse(readFileSync(name, 'utf8')) as Report,
+    }));
     reasons = JSON.parse(readFileSync(values.reasons!, 'utf8')) as Record<string, string>;
   } catch (e) {
     process.stderr.write(`mutation-docs: ${(e as Error).message.split('\n')[0]}\n`);
     return 2;
   }
-  const { text, missing } = mutationBlock(report, reasons);
+  const { report, stale } = mergeReports(reports, (file) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  });
+  if (stale.size > 0) {
+    process.stderr.write(
+      `mutation-docs: ${stale.size} file(s) changed since their run${values.strict ? '' : ' (marked in the table)'}:\n${[...stale.values()].map((s) => `  ${s}`).join('\n')}\n`,
+    );
+    if (values.strict) return 2;
+  }
+  const { text, missing } = mutationBlock(report, reasons, new Set(stale.keys()));
   if (missing.length > 0) {
     process.stderr.write(
       `mutation-docs: ${missing.length} surviving mutant(s) without a reason in ${values.reasons}:\n${missing.map((k) => `  ${JSON.stringify(k)}`).join('\n')}\n`,
