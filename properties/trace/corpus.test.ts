@@ -53,8 +53,10 @@ const BAD = CASES.filter((c) => c.expected.exit === 2);
 function optionsOf(args: string[] = []) {
   const i = args.indexOf('--id-pattern');
   const b = args.indexOf('--proof-budget');
+  const binding = args.indexOf('--binding');
   return {
     strict: args.includes('--strict'),
+    ...(binding >= 0 ? { binding: args[binding + 1] } : {}),
     ...(i >= 0 ? { idPattern: args[i + 1] } : {}),
     ...(b >= 0 ? { proofBudget: Number(args[b + 1]) } : {}),
   };

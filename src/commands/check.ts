@@ -3,6 +3,7 @@
  * implementation (format v1, docs/trace-format.md), decides every reconnect with the client
  * machine, and compares with what the implementation decided.
  */
+import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
 import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
 import { TraceChecker } from '../trace/checker.js';
 import { compileIdPattern, TraceInputError } from '../trace/format.js';
@@ -31,6 +32,7 @@ function heldOutput(out: Write) {
 }
 
 const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern REGEX] [--proof-budget MS]
+                             [--binding mcp-sse|mcp-tasks]
 
 Checks a trace recorded from an MCP client: did it ever accept a reconnect it could not
 prove? Every reconnect is decided by the client machine (docs/model.md) on the lines between
@@ -58,6 +60,21 @@ Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "
                                                   session-lost (the last one in the window counts)
 Without an open before the first line that needs a stream, the stream is taken as opened.
 
+Bindings: the lines above are mcp-sse (the default: resumable SSE streams, Last-Event-ID).
+A first line {"type":"binding","name":"mcp-tasks"} (optional "proofBudget": MS) or --binding
+mcp-tasks reads MCP task event streams (SEP-2694 draft) instead:
+  {"type":"tasks/stream","taskId":"t1","after":5} the call; with after: a resume (reconnect);
+                                                  without after once t1's events were seen:
+                                                  the cursor was dropped (rule 0)
+  {"type":"tasks/event","taskId":"t1","seq":6}    notifications/tasks/event; a duplicate (seq not
+                                                  above after, or above the last seq) is dropped:
+                                                  it proves nothing and extends no wait
+  {"type":"tasks/result"}                         the empty result: the stream was closed (a poll)
+  {"type":"tasks/error","status":410,"error":{"code":-32010,"data":{"reason":"events_gone",
+   "earliestSeq":100}}}                           an error answer; events_gone is classified on the
+                                                  body (resumption-failed, even as HTTP 410)
+  plus keepalive, idle-timeout, disconnect and decision lines as above.
+
 Expected outcome: the first of resumed, resumption-failed or session-lost that the machine
 reaches in the window; delayed if it stays delayed until the window closes; a reconnect still
 unproven when the window closes (next reconnect, end of trace) is resumption-failed.
@@ -80,7 +97,9 @@ Options:
   --proof-budget MS   an episode still unproven MS ms (by the lines' "t" fields) after its first
                       reconnect has failed; default: no budget, an episode is judged when its
                       window closes (a "t" that is not a number, or less than an earlier
-                      line's "t", is then bad input)
+                      line's "t", is then bad input); wins over a binding line's proofBudget
+  --binding NAME      mcp-sse (default) or mcp-tasks; a trace's binding line that names another
+                      binding is bad input (exit 2)
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
 false-alarm, misclassified); 2 bad input, one line naming the line: a line longer than 64 Mi
@@ -103,6 +122,7 @@ export const checkCommand: Command = {
         strict: { type: 'boolean' },
         'id-pattern': { type: 'string' },
         'proof-budget': { type: 'string' },
+        binding: { type: 'string' },
       },
       true,
     );
@@ -131,6 +151,12 @@ export const checkCommand: Command = {
       }
       proofBudget = Number(budgetText);
     }
+    const binding = values.binding;
+    if (typeof binding === 'string' && bindingNamed(binding) === undefined) {
+      throw new UsageError(
+        `check: unknown --binding ${JSON.stringify(binding)} (expected one of ${BINDING_NAMES.join(', ')})`,
+      );
+    }
     if (source === '-' && !io.stdin) throw new UsageError('check: no standard input to read');
     const out = heldOutput(io.out);
     const render = (values.json ? jsonRenderer : textRenderer)((t) => out.write(t));
@@ -139,6 +165,7 @@ export const checkCommand: Command = {
         idPattern,
         strict: values.strict === true,
         ...(proofBudget !== undefined ? { proofBudget } : {}),
+        ...(typeof binding === 'string' ? { binding } : {}),
       },
       render,
     );

@@ -22,9 +22,11 @@ import { PENDING_STATES, type ClientMachine } from '../../model/client-machine.j
 import type { Observation } from '../../model/observations.js';
 import { isAccepting, type Outcome, type ReasonCode } from '../../model/outcomes.js';
 import { RULE_OF } from '../../model/rules.js';
+import { bindingNamed, mcpSse, BINDING_NAMES, type Binding } from '../../model/bindings/index.js';
+import { lineReaderFor, readBindingHeader, type LineReader } from './bindings.js';
 import { engineFor, type Engine, type EngineName, type MachineState } from './engine.js';
 import { compileIdPattern, parseTraceLine, TraceInputError, type IdPattern } from './format.js';
-import type { TraceLine } from './format.js';
+import type { TimedTraceLine, TraceLine } from './format.js';
 import {
   isViolation,
   VERDICTS,
@@ -58,6 +60,12 @@ export interface CheckOptions {
    * episode is unproven until its window closes.
    */
   proofBudget?: number;
+  /**
+   * The binding the trace is read under (model/bindings/): a name (`mcp-sse`, the default, or
+   * `mcp-tasks`) or a binding (a mutant, for tests). A binding line at the head of the trace
+   * names it too; when both are given and differ, the trace is bad input.
+   */
+  binding?: string | Binding;
 }
 
 /** Where the streaming checker sends its findings, in line order. */
@@ -190,6 +198,18 @@ export function observationOf(l: TraceLine): Observation | null {
   }
 }
 
+/** The binding of the options: a binding, a known name, or none (the trace's line, or mcp-sse). */
+function bindingOf(b: string | Binding | undefined): Binding | undefined {
+  if (b === undefined || typeof b !== 'string') return b;
+  const found = bindingNamed(b);
+  if (found === undefined) {
+    throw new Error(
+      `unknown binding ${JSON.stringify(b)} (expected one of ${BINDING_NAMES.join(', ')})`,
+    );
+  }
+  return found;
+}
+
 const IMPLICIT_OPEN: Observation = { type: 'OPEN', status: 200 };
 const PROOF_TIMEOUT: Observation = { type: 'PROOF_TIMEOUT' };
 
@@ -202,7 +222,11 @@ export class TraceChecker {
   private readonly engine: Engine;
   private readonly idPattern: IdPattern | undefined;
   private readonly strict: boolean;
-  private readonly budget: number | undefined;
+  private budget: number | undefined;
+  /** The binding chosen by the options, if any (a binding line must then agree). */
+  private readonly chosen: Binding | undefined;
+  /** Reads a line under a non-native binding; `undefined`: native lines (`mcp-sse`). */
+  private readLine: LineReader | undefined;
   private snap: MachineState;
   private readonly notes: string[] = [];
   private lineNo = 0;
@@ -240,6 +264,8 @@ export class TraceChecker {
       );
     }
     this.budget = options.proofBudget;
+    this.chosen = bindingOf(options.binding);
+    this.readLine = lineReaderFor(this.chosen ?? mcpSse, this.idPattern);
     this.snap = this.engine.initial();
   }
 
@@ -251,8 +277,36 @@ export class TraceChecker {
   /** Reads one line of the trace. */
   push(text: string): void {
     const line = ++this.lineNo;
+    if (line === 1 && this.readHeader(text)) return;
+    if (this.readLine !== undefined) {
+      for (const l of this.readLine(text, line, this.budget !== undefined)) this.take(l, line);
+      return;
+    }
     const l = parseTraceLine(text, line, this.idPattern, this.budget !== undefined);
     if (l === null) return;
+    this.take(l, line);
+  }
+
+  /** The binding line at the head of a trace: it chooses the binding and may set the budget. */
+  private readHeader(text: string): boolean {
+    const header = readBindingHeader(text, 1);
+    if (header === null) return false;
+    const { binding, proofBudget } = header;
+    if (this.chosen === undefined) {
+      this.readLine = lineReaderFor(binding, this.idPattern);
+    } else if (this.chosen.name !== binding.name) {
+      throw new TraceInputError(
+        1,
+        `the binding line says ${binding.name}, but the binding chosen (--binding) is ${this.chosen.name}`,
+      );
+    }
+    // A budget given by the caller (--proof-budget) wins over the trace's.
+    if (this.budget === undefined) this.budget = proofBudget;
+    return true;
+  }
+
+  /** Checks one line of the native format (read, or translated by a binding). */
+  private take(l: TimedTraceLine, line: number): void {
     if (l.t !== undefined) {
       this.checkTimeOrder(line, l.t);
       this.checkBudget(line, l.t);

@@ -194,7 +194,7 @@ function clip(text: string): string {
  * A JSON value in an error message, briefly. Arrays and objects are named, not serialised:
  * they may be nested deeper than `JSON.stringify` can recurse.
  */
-function show(value: unknown): string {
+export function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object' && value !== null) return 'an object';
@@ -218,6 +218,15 @@ export function parseTraceLine(
   idPattern?: IdPattern,
   readTime = false,
 ): TimedTraceLine | null {
+  const obj = parseJsonLine(text, line);
+  return obj === null ? null : parseTraceObject(obj, line, idPattern, readTime);
+}
+
+/**
+ * The JSON object of one trace line (a byte-order mark on line 1 ignored), `null` for a blank
+ * line. Throws a {@link TraceInputError} for invalid JSON or a value that is not an object.
+ */
+export function parseJsonLine(text: string, line: number): Record<string, unknown> | null {
   const src = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let value: unknown;
   try {
@@ -230,10 +239,28 @@ export function parseTraceLine(
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TraceInputError(line, `a trace line must be a JSON object, got ${show(value)}`);
   }
-  const obj = value as Record<string, unknown>;
+  return value as Record<string, unknown>;
+}
+
+/** {@link parseTraceLine} on a line's object, already read by {@link parseJsonLine}. */
+export function parseTraceObject(
+  obj: Record<string, unknown>,
+  line: number,
+  idPattern?: IdPattern,
+  readTime = false,
+): TimedTraceLine {
   const parsed = parseObject(new Reader(line, obj, idPattern));
+  return readTime ? withTime(parsed, obj, line) : parsed;
+}
+
+/** `line` with the `t` of its object, when there is one (a finite number of ms, else bad input). */
+export function withTime<L extends object>(
+  parsed: L,
+  obj: Record<string, unknown>,
+  line: number,
+): L & { t?: number } {
   const t = obj['t'];
-  if (!readTime || t === undefined || t === null) return parsed;
+  if (t === undefined || t === null) return parsed;
   if (typeof t !== 'number' || !Number.isFinite(t)) {
     throw new TraceInputError(line, `t must be a number of milliseconds, got ${show(t)}`);
   }

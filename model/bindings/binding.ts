@@ -1,0 +1,56 @@
+/**
+ * A binding maps the wire facts of one protocol to the client machine's observations
+ * (../observations.ts). The machine is protocol-neutral: it decides on OPEN, EVENT, RESPONSE,
+ * END and the rest, never on an HTTP header or a JSON-RPC method. What differs between
+ * protocols (which status means what, which message is a reconnect, what a duplicate is) lives
+ * here, one file per binding, so a new protocol costs one small file and no copy of the rules.
+ *
+ * A wire fact is one recorded JSON object with a `type` (a line of a trace,
+ * docs/trace-format.md). A binding reads the facts of its own vocabulary and says which lines
+ * of the native trace format (format v1, the SSE vocabulary) it keeps as they are.
+ */
+import type { Observation } from '../observations.js';
+
+/** One recorded wire fact: a JSON object with a `type`. */
+export type WireFact = Readonly<Record<string, unknown>>;
+
+/**
+ * Bad input in a wire fact: the message names the field and what is wrong with it. The trace
+ * reader adds the line number.
+ */
+export class WireFactError extends Error {
+  constructor(problem: string) {
+    super(problem);
+    this.name = 'WireFactError';
+  }
+}
+
+/**
+ * Turns the facts of one recording into observations, in order. One translator reads one
+ * trace: it keeps what it needs of the facts before (a cursor, the task streamed).
+ */
+export interface BindingTranslator {
+  /**
+   * The observations `fact` stands for, in the order the machine must see them. An empty
+   * list: the fact proves nothing and changes nothing (it still counts as a line, and its time
+   * still counts against the proof budget). Throws a {@link WireFactError} for bad input.
+   */
+  translate(fact: WireFact): Observation[];
+}
+
+/** A protocol's mapping from wire facts to the machine's observations. */
+export interface Binding {
+  /** The name a trace's binding line and `--binding` use, e.g. `mcp-tasks`. */
+  readonly name: string;
+  /** What protocol, in one line. */
+  readonly summary: string;
+  /** The `type`s of the facts this binding translates (its own vocabulary). */
+  readonly lineTypes: readonly string[];
+  /**
+   * The line types of the native trace format that keep their meaning under this binding
+   * (a `decision`, a `disconnect`...). Absent: every native line, and no own vocabulary.
+   */
+  readonly nativeLines?: readonly string[];
+  /** A fresh translator for one recording; absent when the native format is the binding's. */
+  translator?(): BindingTranslator;
+}

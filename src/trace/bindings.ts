@@ -1,0 +1,133 @@
+/**
+ * Traces under a binding other than the native one (model/bindings/): each line is read as a
+ * wire fact of the binding's vocabulary and translated into the native lines the checker
+ * consumes, or, for the native lines the binding keeps (`decision`, `disconnect`...), parsed by
+ * ./format.ts as usual. The binding line at the head of a trace names the binding.
+ */
+import type { Observation } from '../../model/observations.js';
+import {
+  BINDING_NAMES,
+  bindingNamed,
+  WireFactError,
+  type Binding,
+} from '../../model/bindings/index.js';
+import {
+  parseJsonLine,
+  parseTraceObject,
+  TRACE_LINE_TYPES,
+  show,
+  TraceInputError,
+  withTime,
+  type IdPattern,
+  type TimedTraceLine,
+  type TraceLine,
+} from './format.js';
+
+/** Reads one line of a trace into the native lines it stands for (none: a blank line). */
+export type LineReader = (text: string, line: number, readTime: boolean) => TimedTraceLine[];
+
+/** What a binding line at the head of a trace says. */
+export interface BindingHeader {
+  binding: Binding;
+  /** `proofBudget` of the header, in ms, when it states one. */
+  proofBudget?: number;
+}
+
+/** The native line an observation is written as. */
+function lineOf(o: Observation): TraceLine {
+  switch (o.type) {
+    case 'OPEN':
+      return { type: 'open', status: o.status };
+    case 'EVENT':
+      return o.stream === undefined
+        ? { type: 'event', id: o.id }
+        : { type: 'event', id: o.id, stream: o.stream };
+    case 'KEEPALIVE':
+      return { type: 'keepalive' };
+    case 'END':
+      return { type: 'end' };
+    case 'RECONNECT':
+      return o.stream === undefined
+        ? { type: 'reconnect', cursor: o.cursor }
+        : { type: 'reconnect', cursor: o.cursor, stream: o.stream };
+    case 'RESPONSE': {
+      const l: TraceLine & { type: 'response' } = { type: 'response', status: o.status };
+      if (o.floor !== undefined) l.floor = o.floor;
+      return l;
+    }
+    default:
+      // A binding speaks through facts a client records; timers and id-less data stay native.
+      throw new Error(`a binding translated a fact into ${o.type}, which no binding may emit`);
+  }
+}
+
+/**
+ * The reader of a binding's lines, or `undefined` for a binding whose vocabulary is the native
+ * format's (`mcp-sse`): the checker then parses lines itself, as it always has.
+ */
+export function lineReaderFor(binding: Binding, idPattern?: IdPattern): LineReader | undefined {
+  if (binding.translator === undefined) return undefined;
+  const translator = binding.translator();
+  const own = new Set(binding.lineTypes);
+  const native = new Set(binding.nativeLines ?? TRACE_LINE_TYPES);
+  const expected = [...binding.lineTypes, ...native].join(', ');
+  return (text, line, readTime) => {
+    const obj = parseJsonLine(text, line);
+    if (obj === null) return [];
+    const type = obj['type'];
+    if (typeof type === 'string' && own.has(type)) {
+      let observations: Observation[];
+      try {
+        observations = translator.translate(obj);
+      } catch (e) {
+        if (e instanceof WireFactError) throw new TraceInputError(line, e.message);
+        throw e;
+      }
+      // A dropped fact still carries its time: the budget runs on it.
+      const lines =
+        observations.length > 0 ? observations.map(lineOf) : [{ type: 'keepalive' as const }];
+      return readTime ? lines.map((l) => withTime(l, obj, line)) : lines;
+    }
+    if (typeof type === 'string' && native.has(type)) {
+      return [parseTraceObject(obj, line, idPattern, readTime)];
+    }
+    if (type === 'binding') {
+      throw new TraceInputError(line, 'a binding line must be the first line of the trace');
+    }
+    throw new TraceInputError(
+      line,
+      type === undefined
+        ? `a trace line needs a "type" (under binding ${binding.name}: one of ${expected})`
+        : `unknown type ${show(type)} under binding ${binding.name} (expected one of ${expected})`,
+    );
+  };
+}
+
+/**
+ * The binding line `{"type":"binding","name":"mcp-tasks"}` when `text` is one, else `null`.
+ * Only the first line of a trace may be one. Throws a {@link TraceInputError} for an unknown
+ * binding or a bad `proofBudget`.
+ */
+export function readBindingHeader(text: string, line: number): BindingHeader | null {
+  // Cheap test first: line 1 of every trace comes through here.
+  if (!text.includes('"binding"')) return null;
+  const obj = parseJsonLine(text, line);
+  if (obj === null || obj['type'] !== 'binding') return null;
+  const name = obj['name'];
+  const binding = typeof name === 'string' ? bindingNamed(name) : undefined;
+  if (binding === undefined) {
+    throw new TraceInputError(
+      line,
+      `unknown binding ${show(name)} in the binding line (expected one of ${BINDING_NAMES.join(', ')})`,
+    );
+  }
+  const budget = obj['proofBudget'];
+  if (budget === undefined || budget === null) return { binding };
+  if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) {
+    throw new TraceInputError(
+      line,
+      `binding line proofBudget must be a non-negative number of ms, got ${show(budget)}`,
+    );
+  }
+  return { binding, proofBudget: budget };
+}
