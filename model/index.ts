@@ -21,3 +21,5 @@ export * from './claims/index.js';
 export * from './mutants/client-mutants.js';
 export * from './mutants/server-mutants.js';
 export * from './mutants/kill-table.js';
+export * from './bindings/index.js';
+export * from './mutants/binding-mutants.js';

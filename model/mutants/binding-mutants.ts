@@ -1,0 +1,47 @@
+/**
+ * Deliberately wrong task-stream bindings: each flips one named rule of SEP_2694_RULES
+ * (model/bindings/mcp-tasks.ts), the way a client of SEP-2694 could get it wrong. The corpus of
+ * task traces (properties/corpus/tasks-*) kills each (properties/trace/tasks-binding.test.ts).
+ */
+import type { Binding } from '../bindings/binding.js';
+import { SEP_2694_RULES, tasksBinding, type TasksRules } from '../bindings/mcp-tasks.js';
+
+/** One mutant of a binding. */
+export interface BindingMutant {
+  /** Short stable name, used in test names. */
+  name: string;
+  /** What is wrong with it, in one sentence. */
+  description: string;
+  /** The rule it flips. */
+  rules: TasksRules;
+  binding: Binding;
+}
+
+function mutant(name: string, description: string, flip: Partial<TasksRules>): BindingMutant {
+  const rules = { ...SEP_2694_RULES, ...flip };
+  return { name, description, rules, binding: tasksBinding(rules) };
+}
+
+/** The task-stream binding mutants. */
+export const BINDING_MUTANTS: readonly BindingMutant[] = [
+  mutant(
+    'tasks-410-is-session-lost',
+    'classifies an error answer on its HTTP status first: events_gone carried as 410 reads as session-lost (rule 2), so the client re-initializes and loses a live task',
+    { classifyOn: 'status' },
+  ),
+  mutant(
+    'tasks-duplicate-is-rewind',
+    'does not tolerate duplicates: a replayed seq at or below the cursor goes to the machine as an event and fails the resume as a rewind',
+    { duplicate: 'forward' },
+  ),
+  mutant(
+    'tasks-duplicate-proves',
+    "takes a duplicate as the cursor's successor: a counter restarted under the same task id proves the resume",
+    { duplicate: 'proof' },
+  ),
+  mutant(
+    'tasks-missing-after-opens',
+    'reads a call without after, once events were delivered, as a fresh stream instead of a dropped cursor (rule 0)',
+    { missingAfter: 'open' },
+  ),
+];

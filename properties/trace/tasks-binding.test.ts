@@ -1,0 +1,308 @@
+/**
+ * The task-stream binding (model/bindings/mcp-tasks.ts, SEP-2694): what each task line means
+ * to the machine, the choice of binding (binding line, --binding, their conflict), and the
+ * binding mutants (model/mutants/binding-mutants.ts), each killed by a named corpus trace.
+ * The corpus traces' full reports are held by corpus.test.ts (CLI and library).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
+import { SEP_2694_COMMIT, TASK_LINE_TYPES } from '../../model/bindings/mcp-tasks.js';
+import { checkTrace, type CheckReport } from '../../src/trace/index.js';
+import { checkText, runCli } from './helpers.js';
+
+const CORPUS = fileURLToPath(new URL('../corpus/', import.meta.url));
+
+function corpusLines(name: string): string[] {
+  return readFileSync(`${CORPUS}${name}.jsonl`, 'utf8').replace(/\n$/, '').split('\n');
+}
+
+function expectedOf(name: string): { args?: string[]; exit: number; report?: CheckReport } {
+  return JSON.parse(readFileSync(`${CORPUS}${name}.expected.json`, 'utf8')) as {
+    args?: string[];
+    exit: number;
+    report?: CheckReport;
+  };
+}
+
+const HEAD = '{"type":"binding","name":"mcp-tasks"}';
+const call = (after?: number, task = 't1') =>
+  JSON.stringify({ type: 'tasks/stream', taskId: task, ...(after === undefined ? {} : { after }) });
+const ev = (seq: number, task = 't1') => JSON.stringify({ type: 'tasks/event', taskId: task, seq });
+const gone = (earliestSeq: number | undefined, status?: number) =>
+  JSON.stringify({
+    type: 'tasks/error',
+    ...(status === undefined ? {} : { status }),
+    error: {
+      code: -32010,
+      data: { reason: 'events_gone', ...(earliestSeq === undefined ? {} : { earliestSeq }) },
+    },
+  });
+/** Opens task t1, delivers 0..last, breaks, and resumes with `after`. */
+const resumeAfter = (last: number, after: number) => [
+  HEAD,
+  call(),
+  ...Array.from({ length: last + 1 }, (_, i) => ev(i)),
+  '{"type":"disconnect"}',
+  call(after),
+];
+
+async function only(lines: string[], options = {}) {
+  const report = await checkTrace(lines, options);
+  expect(report.reconnects).toHaveLength(1);
+  return report.reconnects[0]!;
+}
+
+describe('mcp-tasks: task lines as observations', () => {
+  it('a resume whose after is behind the last seq delivered is proven by after + 1, not by the last seq + 1', async () => {
+    // SEP-2694: persist a seq only once processed, so after may lag what was received.
+    const r = await only([...resumeAfter(5, 3), ev(4), ev(5), ev(6)]);
+    expect([r.expected, r.code]).toEqual(['resumed', 'successor']);
+  });
+
+  it('a duplicate inside an accepted stream is dropped: no break, and the next seq continues', async () => {
+    const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(1), ev(0), ev(2)]);
+    expect(report.breaks).toEqual([]);
+    expect(report.exitCode).toBe(0);
+  });
+
+  it('a skip inside an accepted stream is a break', async () => {
+    const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(3)]);
+    expect(report.breaks).toEqual([
+      { line: 5, expected: 2, got: 3, reason: expect.any(String) as string, stream: 't1' },
+    ]);
+  });
+
+  it('events_gone is resumption-failed, as a JSON-RPC error and as 404 or 410 alike', async () => {
+    for (const status of [undefined, 200, 404, 410, 500]) {
+      const r = await only([...resumeAfter(5, 5), gone(100, status)]);
+      expect([r.expected, r.code, r.rule], String(status)).toEqual([
+        'resumption-failed',
+        'cursor-below-floor',
+        5,
+      ]);
+    }
+  });
+
+  it('events_gone whose floor covers the cursor, or with no floor, contradicts itself: a bad status, never delayed', async () => {
+    for (const earliest of [0, 5, 6, undefined]) {
+      const r = await only([...resumeAfter(5, 5), gone(earliest), '{"type":"keepalive"}']);
+      expect([r.expected, r.code], String(earliest)).toEqual(['resumption-failed', 'bad-status']);
+    }
+  });
+
+  it('a 404 or 410 without an events_gone body is session-lost; any other error is a bad status', async () => {
+    for (const [line, outcome] of [
+      ['{"type":"tasks/error","status":404}', 'session-lost'],
+      ['{"type":"tasks/error","status":410,"error":{"code":-32603}}', 'session-lost'],
+      ['{"type":"tasks/error","status":400,"error":{"code":-32602}}', 'resumption-failed'],
+      ['{"type":"tasks/error","error":{"code":-32601}}', 'resumption-failed'],
+    ] as const) {
+      const r = await only([...resumeAfter(2, 2), line]);
+      expect(r.expected, line).toBe(outcome);
+    }
+  });
+
+  it('a stream closed before any new event is a poll; a disconnect before any answer fails (no response)', async () => {
+    const poll = await only([...resumeAfter(2, 2), '{"type":"tasks/result"}']);
+    expect([poll.expected, poll.code]).toEqual(['resumption-failed', 'unproven']);
+    const cut = await only([...resumeAfter(2, 2), '{"type":"disconnect"}']);
+    expect([cut.expected, cut.code]).toEqual(['resumption-failed', 'no-response']);
+  });
+
+  it('an error answering the opening call ends that stream; a fresh call without after opens again', async () => {
+    const report = await checkTrace([
+      HEAD,
+      call(),
+      '{"type":"tasks/error","error":{"code":-32601}}',
+      call(),
+      ev(0),
+      ev(1),
+    ]);
+    expect(report.reconnects).toEqual([]);
+    expect(report.exitCode).toBe(0);
+  });
+
+  it('a call without after is an open until that task delivered an event, then a dropped cursor', async () => {
+    const fresh = await checkTrace([HEAD, call(), '{"type":"tasks/result"}', call(), ev(0)]);
+    expect(fresh.reconnects).toEqual([]);
+    const other = await checkTrace([
+      HEAD,
+      call(),
+      ev(0),
+      '{"type":"disconnect"}',
+      call(undefined, 't2'),
+      ev(0, 't2'),
+    ]);
+    expect(other.reconnects).toEqual([]);
+    const dropped = await only([HEAD, call(), ev(0), '{"type":"disconnect"}', call(), ev(0)]);
+    expect([dropped.expected, dropped.code, dropped.cursor]).toEqual([
+      'resumption-failed',
+      'cursor-dropped',
+      null,
+    ]);
+  });
+
+  it("another task's event is never a duplicate, whatever its seq", async () => {
+    const r = await only([...resumeAfter(5, 5), ev(2, 't2')]);
+    expect([r.expected, r.code]).toEqual(['resumption-failed', 'cross-stream']);
+  });
+
+  it('a cursor ahead of the last seq delivered is reported, as for SSE', async () => {
+    const report = await checkTrace([...resumeAfter(2, 4), ev(5)]);
+    expect(report.cursorAhead).toEqual([{ line: 7, cursor: 4, lastReceived: 2, stream: 't1' }]);
+  });
+
+  it("a dropped duplicate's t still counts against the budget, and --proof-budget wins over the trace's", async () => {
+    const lines = corpusLines('tasks-duplicates-forever');
+    const byTrace = await only(lines);
+    expect(byTrace.reason).toMatch(/proof budget of 3000 ms from line 10 ran out by line 17/);
+    const byFlag = await only(lines, { proofBudget: 1_000_000 });
+    expect(byFlag.expected).toBe('resumption-failed');
+    expect(byFlag.reason).toMatch(/still unproven when the judgement window closed/);
+    expect(byFlag.decidedAt).toBe(lines.length);
+  });
+});
+
+describe('choosing the binding', () => {
+  it('--binding mcp-tasks reads a trace without a binding line exactly as the line does', async () => {
+    const lines = corpusLines('tasks-skip');
+    const withLine = await runCli(['check', `${CORPUS}tasks-skip.jsonl`, '--json']);
+    const withFlag = await checkText(lines.slice(1).join('\n') + '\n', [
+      '--json',
+      '--binding',
+      'mcp-tasks',
+    ]);
+    const flagged = JSON.parse(withFlag.out) as CheckReport;
+    const lined = JSON.parse(withLine.out) as CheckReport;
+    expect(withFlag.code).toBe(1);
+    expect(flagged.reconnects.map((r) => [r.line + 1, r.expected, r.verdict])).toEqual(
+      lined.reconnects.map((r) => [r.line, r.expected, r.verdict]),
+    );
+    // The same binding named twice is no conflict.
+    expect(
+      (await runCli(['check', `${CORPUS}tasks-skip.jsonl`, '--binding', 'mcp-tasks'])).code,
+    ).toBe(1);
+  });
+
+  it('a binding line naming mcp-sse, or none, reads the native lines as always', async () => {
+    const sse = readFileSync(`${CORPUS}rule6-skip.jsonl`, 'utf8');
+    const plain = await checkTrace(sse);
+    const lined = await checkTrace('{"type":"binding","name":"mcp-sse"}\n' + sse);
+    expect(lined.reconnects.map((r) => r.line - 1)).toEqual(plain.reconnects.map((r) => r.line));
+    expect(lined.reconnects.map((r) => r.code)).toEqual(plain.reconnects.map((r) => r.code));
+  });
+
+  it('an unknown --binding, a conflict, or task lines under mcp-sse: exit 2 and one line', async () => {
+    const tasks = readFileSync(`${CORPUS}tasks-clean-resume.jsonl`, 'utf8');
+    for (const [text, args, message] of [
+      [
+        tasks,
+        ['--binding', 'mcp-grpc'],
+        /^check: unknown --binding "mcp-grpc" \(expected one of mcp-sse, mcp-tasks\)\n$/,
+      ],
+      [
+        tasks,
+        ['--binding', 'mcp-sse'],
+        /^check: <stdin>: line 1: the binding line says mcp-tasks, but the binding chosen \(--binding\) is mcp-sse\n$/,
+      ],
+      [
+        tasks.split('\n').slice(1).join('\n'),
+        [],
+        /^check: <stdin>: line 1: unknown type "tasks\/stream"/,
+      ],
+      [
+        '{"type":"binding","name":"mcp-tasks","proofBudget":-1}\n',
+        [],
+        /line 1: binding line proofBudget must be a non-negative number of ms, got -1\n$/,
+      ],
+    ] as const) {
+      const r = await checkText(text, [...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toMatch(message);
+    }
+  });
+
+  it('the library rejects an unknown binding name', async () => {
+    await expect(checkTrace([], { binding: 'mcp-grpc' })).rejects.toThrow(
+      /unknown binding "mcp-grpc"/,
+    );
+  });
+});
+
+describe('binding mutants', () => {
+  const tasksCases = readdirSync(CORPUS)
+    .filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl'))
+    .map((f) => f.slice(0, -'.jsonl'.length))
+    .filter((name) => expectedOf(name).exit !== 2);
+
+  /** The corpus reports of a mutant that differ from the expected ones (a rejection differs too). */
+  async function killedBy(binding: (typeof BINDING_MUTANTS)[number]['binding']): Promise<string[]> {
+    const differs: string[] = [];
+    for (const name of tasksCases) {
+      const e = expectedOf(name);
+      const args = e.args ?? [];
+      const b = args.indexOf('--proof-budget');
+      const got = await checkTrace(corpusLines(name), {
+        binding,
+        strict: args.includes('--strict'),
+        ...(b >= 0 ? { proofBudget: Number(args[b + 1]) } : {}),
+      }).catch((err: Error) => err.message);
+      if (JSON.stringify(got) !== JSON.stringify(e.report)) differs.push(name);
+    }
+    return differs;
+  }
+
+  it('the real binding passes the whole task corpus', async () => {
+    const { mcpTasks } = await import('../../model/bindings/mcp-tasks.js');
+    expect(await killedBy(mcpTasks)).toEqual([]);
+  });
+
+  // Each mutant with the trace that must kill it, and what it wrongly says there.
+  const KILLS: Record<string, [trace: string, expected: string, code: string]> = {
+    'tasks-410-is-session-lost': ['tasks-events-gone-410', 'session-lost', 'session-gone'],
+    'tasks-duplicate-is-rewind': ['tasks-duplicates-then-successor', 'resumption-failed', 'rewind'],
+    'tasks-duplicate-proves': ['tasks-duplicates-forever', 'resumed', 'successor'],
+    'tasks-missing-after-opens': ['tasks-missing-after', 'no reconnect', 'no reconnect'],
+  };
+
+  it('every binding mutant has a named killing trace', () => {
+    expect(Object.keys(KILLS).sort()).toEqual(BINDING_MUTANTS.map((m) => m.name).sort());
+  });
+
+  it.each(BINDING_MUTANTS.map((m) => [m.name, m] as const))(
+    'the corpus kills %s',
+    async (name, m) => {
+      const [trace, expected, code] = KILLS[name]!;
+      expect(await killedBy(m.binding)).toContain(trace);
+      const lines = corpusLines(trace).filter((l) => !l.includes('"decision"'));
+      const report = await checkTrace(lines, { binding: m.binding });
+      const got = report.reconnects.at(-1);
+      expect(got ? [got.expected, got.code] : ['no reconnect', 'no reconnect']).toEqual([
+        expected,
+        code,
+      ]);
+    },
+  );
+});
+
+describe('documentation', () => {
+  it('docs/trace-format.md maps every task line and names the SEP-2694 commit modelled', () => {
+    const doc = readFileSync(
+      fileURLToPath(new URL('../../docs/trace-format.md', import.meta.url)),
+      'utf8',
+    );
+    for (const type of TASK_LINE_TYPES) expect(doc).toContain(`{"type":"${type}"`);
+    expect(doc).toContain('{"type":"binding","name":"mcp-tasks"');
+    expect(doc).toContain(SEP_2694_COMMIT);
+  });
+
+  it('check --help documents --binding and the task lines', async () => {
+    const { code, out } = await runCli(['check', '--help']);
+    expect(code).toBe(0);
+    expect(out).toContain('--binding');
+    for (const type of TASK_LINE_TYPES) expect(out).toContain(`{"type":"${type}"`);
+  });
+});
