@@ -67,6 +67,31 @@ describe('mcp-tasks: task lines as observations', () => {
     expect(report.exitCode).toBe(0);
   });
 
+  it("a fresh stream of another task starts without a cursor: its events are not the first task's duplicates", async () => {
+    const report = await checkTrace([
+      HEAD,
+      call(),
+      ...[0, 1, 2, 3].map((s) => ev(s)),
+      '{"type":"disconnect"}',
+      call(undefined, 't2'),
+      ...[0, 1, 3].map((s) => ev(s, 't2')),
+    ]);
+    expect(report.breaks.map((b) => [b.expected, b.got, b.stream])).toEqual([[2, 3, 't2']]);
+  });
+
+  it("another task's event inside an accepted stream is a break", async () => {
+    const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(2, 't2')]);
+    expect(report.breaks.map((b) => [b.line, b.got, b.stream])).toEqual([[5, 2, 't2']]);
+  });
+
+  it('a binding line after the first line is bad input under either binding', async () => {
+    for (const head of [HEAD, '{"type":"binding","name":"mcp-sse"}']) {
+      await expect(checkTrace([head, '{"type":"keepalive"}', HEAD])).rejects.toThrow(
+        'line 3: a binding line must be the first line of the trace',
+      );
+    }
+  });
+
   it('a skip inside an accepted stream is a break', async () => {
     const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(3)]);
     expect(report.breaks).toEqual([

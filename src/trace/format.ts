@@ -328,6 +328,8 @@ function parseObject(r: Reader): TraceLine {
       return { type, outcome: outcome as Outcome };
     }
     default:
+      // The binding line is read by the checker, and only as a trace's first line.
+      if (type === 'binding') r.fail('a binding line must be the first line of the trace');
       return r.fail(
         type === undefined
           ? `a trace line needs a "type" (one of ${TRACE_LINE_TYPES.join(', ')})`
