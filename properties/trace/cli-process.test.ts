@@ -5,7 +5,7 @@
  * first chunk.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, test } from 'vitest';
 import { bundleForNode } from '../support/bundle.js';
@@ -75,3 +75,24 @@ test('check trace | head -1: a reader gone early ends nothing; the exit status i
   expect(unsafe.err).toBe('');
   expect(unsafe.code).toBe(1);
 }, 180_000);
+
+test('the task-stream corpus (mcp-tasks) through the bundled CLI: every exit status and bad-input line as expected', async () => {
+  const corpus = fileURLToPath(new URL('../corpus/', import.meta.url));
+  const names = readdirSync(corpus).filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl'));
+  expect(names.length).toBeGreaterThanOrEqual(8);
+  for (const f of names) {
+    const path = `${corpus}${f}`;
+    const expected = JSON.parse(
+      readFileSync(path.replace(/\.jsonl$/, '.expected.json'), 'utf8'),
+    ) as {
+      args?: string[];
+      exit: number;
+      error?: string;
+    };
+    const run = await headOne([path, '--json', ...(expected.args ?? [])]);
+    expect(run.code, f).toBe(expected.exit);
+    expect(run.err, f).toBe(
+      expected.error === undefined ? '' : `check: ${path}: ${expected.error}\n`,
+    );
+  }
+}, 600_000);
