@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
-import { SEP_2694_COMMIT, TASK_LINE_TYPES } from '../../model/bindings/mcp-tasks.js';
+import type { Binding } from '../../model/bindings/binding.js';
+import { mcpTasks, SEP_2694_COMMIT, TASK_LINE_TYPES } from '../../model/bindings/mcp-tasks.js';
 import { checkTrace, type CheckReport } from '../../src/trace/index.js';
 import { checkText, runCli } from './helpers.js';
 
@@ -190,6 +191,43 @@ describe('mcp-tasks: task lines as observations', () => {
   });
 });
 
+describe('the budget belongs to the episode, not to the binding', () => {
+  it('a binding that turns every duplicate into a fresh poll (END, then the same resume) still fails at P', async () => {
+    // What a client that restarts its wait on each duplicate would record: the checker joins
+    // the polls into one episode and measures the budget from its first reconnect.
+    const real = mcpTasks.translator!();
+    const repolls: Binding = {
+      ...mcpTasks,
+      translator: () => ({
+        translate(fact) {
+          const out = real.translate(fact);
+          return out.some((o) => o.type === 'KEEPALIVE')
+            ? [
+                ...out.filter((o) => o.type !== 'KEEPALIVE'),
+                { type: 'END' },
+                { type: 'RECONNECT', cursor: 5, stream: 'task-123' },
+                { type: 'RESPONSE', status: 200 },
+              ]
+            : out;
+        },
+      }),
+    };
+    const report = await checkTrace(corpusLines('tasks-duplicates-forever'), { binding: repolls });
+    const first = report.reconnects[0]!;
+    expect(first.episode).toEqual({ first: 10, polls: 7 });
+    expect([first.expected, first.code, first.decidedAt]).toEqual([
+      'resumption-failed',
+      'unproven',
+      17,
+    ]);
+    expect(first.reason).toMatch(/proof budget of 3000 ms from line 10 ran out by line 17/);
+    // A poll after the failure is a new resume with its own budget: it fails at P too.
+    expect(new Set(report.reconnects.map((r) => r.expected))).toEqual(
+      new Set(['resumption-failed']),
+    );
+  });
+});
+
 describe('choosing the binding', () => {
   it('--binding mcp-tasks reads a trace without a binding line exactly as the line does', async () => {
     const lines = corpusLines('tasks-skip');
@@ -281,7 +319,6 @@ describe('binding mutants', () => {
   }
 
   it('the real binding passes the whole task corpus', async () => {
-    const { mcpTasks } = await import('../../model/bindings/mcp-tasks.js');
     expect(await killedBy(mcpTasks)).toEqual([]);
   });
 
