@@ -80,16 +80,18 @@ test('the task-stream corpus (mcp-tasks) through the bundled CLI: every exit sta
   const corpus = fileURLToPath(new URL('../corpus/', import.meta.url));
   const names = readdirSync(corpus).filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl'));
   expect(names.length).toBeGreaterThanOrEqual(8);
-  for (const f of names) {
-    const path = `${corpus}${f}`;
-    const expected = JSON.parse(
-      readFileSync(path.replace(/\.jsonl$/, '.expected.json'), 'utf8'),
-    ) as {
-      args?: string[];
-      exit: number;
-      error?: string;
-    };
-    const run = await headOne([path, '--json', ...(expected.args ?? [])]);
+  // The processes run side by side: each is independent, and one at a time costs a process
+  // start per trace in the suite's wall time.
+  const runs = await Promise.all(
+    names.map(async (f) => {
+      const path = `${corpus}${f}`;
+      const expected = JSON.parse(
+        readFileSync(path.replace(/\.jsonl$/, '.expected.json'), 'utf8'),
+      ) as { args?: string[]; exit: number; error?: string };
+      return { f, path, expected, run: await headOne([path, '--json', ...(expected.args ?? [])]) };
+    }),
+  );
+  for (const { f, path, expected, run } of runs) {
     expect(run.code, f).toBe(expected.exit);
     expect(run.err, f).toBe(
       expected.error === undefined ? '' : `check: ${path}: ${expected.error}\n`,
