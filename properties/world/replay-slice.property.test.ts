@@ -2,9 +2,8 @@
  * What an honest server replays after a cursor (`after` in model/world/policies.ts): the events
  * of its log with a greater id. The log's ids are contiguous, so the replay is found by
  * arithmetic; a log whose ends do not span its length (the world never builds one) is scanned.
- * Both ways give what
- * a scan gives, for every cursor below, inside and above the log; the property kills a slice
- * that trusts contiguity without checking it.
+ * Both ways give what a scan gives, for every cursor below, inside and above the log; the
+ * property kills a slice that trusts contiguity without checking it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
