@@ -58,11 +58,15 @@ function headOf(log: readonly EventFrame[], head: number): EventFrame[] {
  * floor and an ended stream. With `ack` (the replay acknowledgment) it states its floor.
  */
 function honest(s: ServerState, c: number | null, cfg: WorldConfig): Answer {
-  const floor = floorOf(s);
-  const ack = cfg.ack ? { floor } : {};
   if (c === null) return { status: 200, epoch: s.epoch, frames: [], live: true };
-  if (c + 1 < floor) return { status: 200, ...ack, epoch: s.epoch, frames: [END], live: false };
-  return { status: 200, ...ack, epoch: s.epoch, frames: after(s.log, c), live: true };
+  const floor = floorOf(s);
+  // Built field by field (no spread of an optional part): this runs on every reconnect.
+  const a: Answer =
+    c + 1 < floor
+      ? { status: 200, epoch: s.epoch, frames: [END], live: false }
+      : { status: 200, epoch: s.epoch, frames: after(s.log, c), live: true };
+  if (cfg.ack) a.floor = floor;
+  return a;
 }
 
 const evicted = (s: ServerState, c: number | null): c is number => c !== null && c + 1 < floorOf(s);
