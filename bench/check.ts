@@ -123,7 +123,9 @@ type Phase = 'split' | 'baseline' | 'validate' | 'rules' | 'check' | 'xstate';
 const BREAKDOWN: [Phase, string][] = [
   ['split', 'line splitting (readline alone)'],
   ['baseline', '+ JSON.parse of each line'],
-  ['validate', '+ format validation (parseTraceLine instead)'],
+  // parseTraceLine replaces JSON.parse: common lines (events with an integer id, keepalives)
+  // are recognized without it (src/trace/common-lines.ts), so this step can take time away.
+  ['validate', '+ format validation (parseTraceLine instead of JSON.parse)'],
   ['rules', '+ compiled engine and checker rules (TraceChecker, no output)'],
   ['check', '+ output (check --json, the whole command)'],
 ];

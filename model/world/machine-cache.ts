@@ -20,20 +20,53 @@ export interface StepCache {
   stats: { hits: number; misses: number };
 }
 
-/** Small integers for the common events (cheap Map keys), strings for the rest. */
-function obsKey(o: Observation): string | number {
+const STREAM_CODE: Record<string, number> = { tool: 0, other: 2 };
+const STATUS_CODE: Record<number, number> = { 200: 0, 404: 1, 410: 2, 416: 3, 500: 4 };
+
+/** 0..2 for the stream names of the world (`undefined` is 1), or -1 for any other. */
+function streamCode(stream: string | undefined): number {
+  if (stream === undefined) return 1;
+  return STREAM_CODE[stream] ?? -1;
+}
+
+/** 0..9 for an epoch `e1`..`e9` (`undefined` is 0: `e0` is not read as a digit), or -1. */
+function epochCode(epoch: string | undefined): number {
+  if (epoch === undefined) return 0;
+  if (epoch.length !== 2 || epoch.charCodeAt(0) !== 101 /* e */) return -1;
+  const d = epoch.charCodeAt(1) - 48;
+  return d >= 1 && d <= 9 ? d : -1;
+}
+
+/**
+ * The memo key of an observation: a number for the common ones (building and hashing a string
+ * for every reconnect and response cost more than the rest of a memo hit), a string for the
+ * rest. The numeric ranges are disjoint (events [0, 3e9), reconnects [-3e9, -1], responses
+ * below -1e12), and each key names exactly one observation, as the string keys do.
+ */
+export function obsKey(o: Observation): string | number {
   switch (o.type) {
-    case 'EVENT':
-      if (Number.isInteger(o.id) && o.id >= 0 && o.id < 1e9) {
-        if (o.stream === 'tool') return o.id * 3;
-        if (o.stream === undefined) return o.id * 3 + 1;
-        if (o.stream === 'other') return o.id * 3 + 2;
-      }
+    case 'EVENT': {
+      const s = streamCode(o.stream);
+      if (s >= 0 && Number.isInteger(o.id) && o.id >= 0 && o.id < 1e9) return o.id * 3 + s;
       return `E${o.id}/${o.stream ?? ''}`;
-    case 'RECONNECT':
+    }
+    case 'RECONNECT': {
+      const s = streamCode(o.stream);
+      const c = o.cursor;
+      if (s >= 0 && c !== null && Number.isInteger(c) && c >= 0 && c < 1e9) return -(c * 3 + s) - 1;
       return `C${o.cursor ?? '-'}/${o.stream ?? ''}`;
-    case 'RESPONSE':
+    }
+    case 'RESPONSE': {
+      const status = STATUS_CODE[o.status];
+      const epoch = epochCode(o.epoch);
+      const f = o.floor;
+      const floor = f === undefined ? 0 : Number.isInteger(f) && f >= 0 && f < 1e6 ? f + 1 : -1;
+      if (status !== undefined && epoch >= 0 && floor >= 0) {
+        const durable = o.durable === undefined ? 0 : o.durable ? 1 : 2;
+        return -1e12 - (((floor * 10 + epoch) * 5 + status) * 3 + durable);
+      }
       return `R${o.status}/${o.floor ?? '-'}/${o.epoch ?? '-'}/${o.durable ?? '-'}`;
+    }
     case 'OPEN':
       return `O${o.status}/${o.epoch ?? '-'}`;
     default:
@@ -44,22 +77,24 @@ function obsKey(o: Observation): string | number {
 /** A machine snapshot's value as a string: equal strings, equal snapshots. */
 export function snapshotKey(s: ClientSnapshot): string {
   const c = s.context;
-  return `${String(s.value)}|${c.cursor}|${c.stream}|${c.epoch}|${c.floor}|${c.outcome}|${c.reason?.text ?? ''}`;
+  return `${String(s.value)}|${c.cursor}|${c.stream}|${c.epoch}|${c.idless}|${c.floor}|${c.outcome}|${c.reason?.text ?? ''}`;
 }
 
 const LIMIT = 200_000;
 const caches = new WeakMap<ClientMachine, StepCache>();
 
-/** The memo row of one (interned) snapshot: observation key to result. */
-function rowOf<V>(
-  table: WeakMap<ClientSnapshot, Map<string | number, V>>,
-  s: ClientSnapshot,
-): Map<string | number, V> {
-  let row = table.get(s);
-  if (row === undefined) {
-    row = new Map();
-    table.set(s, row);
-  }
+/**
+ * The memo row of one (interned) snapshot: observation key to result. It is held on the
+ * snapshot itself, under a symbol of the cache's current generation, as a non-enumerable
+ * property (invisible to equality and serialisation): a property read is faster than a
+ * `WeakMap` lookup keyed by the snapshot (and adds no ephemeron for the collector to trace),
+ * and this lookup is on every observation of every world. A new generation gets a new symbol.
+ */
+function rowOf<V>(s: ClientSnapshot, key: symbol): Map<string | number, V> {
+  const held = (s as unknown as Record<symbol, Map<string | number, V> | undefined>)[key];
+  if (held !== undefined) return held;
+  const row = new Map<string | number, V>();
+  Object.defineProperty(s, key, { value: row });
   return row;
 }
 
@@ -72,25 +107,17 @@ export function stepCache(machine: ClientMachine): StepCache {
   const existing = caches.get(machine);
   if (existing) return existing;
   let canon = new Map<string, ClientSnapshot>();
-  let rows = new WeakMap<ClientSnapshot, Map<string | number, ClientSnapshot>>();
-  let firedRows = new WeakMap<ClientSnapshot, Map<string | number, string | null>>();
-  const keys = new WeakMap<ClientSnapshot, string>();
-  const keyOf = (s: ClientSnapshot): string => {
-    let k = keys.get(s);
-    if (k === undefined) {
-      k = snapshotKey(s);
-      keys.set(s, k);
-    }
-    return k;
-  };
+  let rows = Symbol('step memo row');
+  let firedRows = Symbol('fired memo row');
+  // Only a fresh snapshot (a miss's result) is interned, once: its key is not worth keeping.
   const intern = (s: ClientSnapshot): ClientSnapshot => {
-    const k = keyOf(s);
+    const k = snapshotKey(s);
     const c = canon.get(k);
     if (c !== undefined) return c;
     if (canon.size >= LIMIT) {
       canon = new Map();
-      rows = new WeakMap();
-      firedRows = new WeakMap();
+      rows = Symbol('step memo row');
+      firedRows = Symbol('fired memo row');
     }
     canon.set(k, s);
     return s;
@@ -102,7 +129,7 @@ export function stepCache(machine: ClientMachine): StepCache {
     stats: { hits: 0, misses: 0 },
     step(snapshot, observation) {
       const o = obsKey(observation);
-      const row = rowOf(rows, snapshot);
+      const row = rowOf<ClientSnapshot>(snapshot, rows);
       const hit = row.get(o);
       if (hit !== undefined) {
         cache.stats.hits++;
@@ -115,7 +142,7 @@ export function stepCache(machine: ClientMachine): StepCache {
     },
     fired(snapshot, observation) {
       const o = obsKey(observation);
-      const row = rowOf(firedRows, snapshot);
+      const row = rowOf<string | null>(snapshot, firedRows);
       const hit = row.get(o);
       if (hit !== undefined) return hit;
       const id = firedTransition(machine, snapshot, observation);

@@ -33,18 +33,40 @@ export interface Answer {
 /** Status of a distinguishable rejection of an unreplayable cursor (`honest-reject`). */
 export const UNREPLAYABLE_STATUS = 416;
 
-const after = (log: readonly EventFrame[], c: number): EventFrame[] => log.filter((e) => e.id > c);
+/**
+ * The events of `log` after id `c`. A log holds contiguous ids (appended at the head, evicted
+ * from the tail), so they are a suffix found by arithmetic, not by a scan: with `priming=all`
+ * and no retention limit the log grows by one id per reconnect, and a scan per reconnect made
+ * a long world quadratic. A log whose ends do not span its length is scanned.
+ */
+export function after(log: readonly EventFrame[], c: number): EventFrame[] {
+  const n = log.length;
+  if (n === 0) return [];
+  const first = log[0]!.id;
+  if (log[n - 1]!.id - first !== n - 1) return log.filter((e) => e.id > c);
+  return log.slice(Math.min(n, Math.max(0, c + 1 - first)));
+}
+
+/** The head event of `log` when it is `head`, as a one-frame replay (the `head` policy). */
+function headOf(log: readonly EventFrame[], head: number): EventFrame[] {
+  const last = log[log.length - 1];
+  return last !== undefined && last.id === head ? [last] : log.filter((e) => e.id === head);
+}
 
 /**
  * Replays every retained event after the cursor, then goes live; an evicted cursor gets its
  * floor and an ended stream. With `ack` (the replay acknowledgment) it states its floor.
  */
 function honest(s: ServerState, c: number | null, cfg: WorldConfig): Answer {
-  const floor = floorOf(s);
-  const ack = cfg.ack ? { floor } : {};
   if (c === null) return { status: 200, epoch: s.epoch, frames: [], live: true };
-  if (c + 1 < floor) return { status: 200, ...ack, epoch: s.epoch, frames: [END], live: false };
-  return { status: 200, ...ack, epoch: s.epoch, frames: after(s.log, c), live: true };
+  const floor = floorOf(s);
+  // Built field by field (no spread of an optional part): this runs on every reconnect.
+  const a: Answer =
+    c + 1 < floor
+      ? { status: 200, epoch: s.epoch, frames: [END], live: false }
+      : { status: 200, epoch: s.epoch, frames: after(s.log, c), live: true };
+  if (cfg.ack) a.floor = floor;
+  return a;
 }
 
 const evicted = (s: ServerState, c: number | null): c is number => c !== null && c + 1 < floorOf(s);
@@ -71,7 +93,7 @@ const KNOWN: Record<PolicyName, KnownSession> = {
   // The seed's first variant: 200, no floor, stream from the head.
   head: (s, c) => ({
     status: 200,
-    frames: c === null || s.head > c ? s.log.filter((e) => e.id === s.head) : [],
+    frames: c === null || s.head > c ? headOf(s.log, s.head) : [],
     live: true,
   }),
   'restart-404': honest,

@@ -235,10 +235,12 @@ export class TraceChecker {
   /** The latest `t` read (only with a budget) and its line. */
   private lastT: { t: number; line: number } | undefined = undefined;
   /**
-   * The last id received since the last open: per stream name, and under `undefined` on any
-   * stream (what a reconnect that names no stream is compared with).
+   * The last id received since the last open, on any stream: what a reconnect that names no
+   * stream is compared with. A field rather than a map entry: it is set on every event line.
    */
-  private lastId = new Map<string | undefined, number>();
+  private lastAnyId: number | undefined = undefined;
+  /** The last id received since the last open, per stream name (events that name one). */
+  private lastIdOf = new Map<string, number>();
   private readonly counts = {
     reconnects: 0,
     expected: outcomeCounts(),
@@ -323,7 +325,10 @@ export class TraceChecker {
         if (!this.current) throw new TraceInputError(line, 'response with no reconnect before it');
         break;
       case 'open':
-        if (l.status === 200) this.lastId.clear();
+        if (l.status === 200) {
+          this.lastAnyId = undefined;
+          this.lastIdOf.clear();
+        }
         break;
       case 'reconnect': {
         const poll: Poll = { line, cursor: l.cursor, stream: l.stream };
@@ -340,7 +345,8 @@ export class TraceChecker {
       }
       case 'event':
         if (l.id !== undefined) {
-          this.lastId.set(undefined, l.id).set(l.stream, l.id);
+          this.lastAnyId = l.id;
+          if (l.stream !== undefined) this.lastIdOf.set(l.stream, l.id);
         } else if (this.notes.length === 0) {
           this.notes.push(`line ${line}: ${IDLESS_NOTE}`);
         }
@@ -415,7 +421,7 @@ export class TraceChecker {
 
   private checkCursor(line: number, cursor: number | null, stream: string | undefined): void {
     if (cursor === null) return;
-    const last = this.lastId.get(stream);
+    const last = stream === undefined ? this.lastAnyId : this.lastIdOf.get(stream);
     if (last === undefined || cursor <= last) return;
     const ahead: CursorAheadReport = { line, cursor, lastReceived: last };
     if (stream !== undefined) ahead.stream = stream;

@@ -192,10 +192,17 @@ export function compileMachine(machine: AnyStateMachine): Engine {
       const candidates = table.get(state.value)?.get(event.type);
       if (candidates === undefined) return state;
       const args = { context: state.context, event };
-      for (const t of candidates) {
+      for (let i = 0; i < candidates.length; i++) {
+        const t = candidates[i]!;
         if (t.guard !== null && !t.guard(args, t.guardParams)) continue;
+        const updates = t.updates;
+        // A transition that neither moves nor assigns (a keepalive's) leaves the state as it
+        // is: no copy, and the checker sees the same context (nothing decided).
+        if (updates.length === 0) {
+          return t.target === null ? state : { value: t.target, context: state.context };
+        }
         let context = state.context;
-        for (const u of t.updates) context = u(context, event);
+        for (let u = 0; u < updates.length; u++) context = updates[u]!(context, event);
         return { value: t.target ?? state.value, context };
       }
       return state;

@@ -8,6 +8,7 @@
  */
 import type { Outcome } from '../../model/outcomes.js';
 import { OUTCOMES } from '../../model/outcomes.js';
+import { parseCommonLine } from './common-lines.js';
 
 /** Bad input in a trace: one line of text, naming the line (1-based). Exit status 2. */
 export class TraceInputError extends Error {
@@ -213,6 +214,25 @@ export function isBlank(text: string): boolean {
  * a finite number of milliseconds) and returned on the line; without it `t` is ignored.
  */
 export function parseTraceLine(
+  text: string,
+  line: number,
+  idPattern?: IdPattern,
+  readTime = false,
+): TimedTraceLine | null {
+  // Most lines of a long stream are events and keepalives written by JSON.stringify: they are
+  // recognized without JSON.parse (./common-lines.ts). Time stamps are read only on the full path.
+  if (!readTime) {
+    const common = parseCommonLine(text);
+    if (common !== null) return common;
+  }
+  return parseTraceLineViaJson(text, line, idPattern, readTime);
+}
+
+/**
+ * {@link parseTraceLine} without the fast path for common lines: every line through
+ * `JSON.parse`. The fast path must agree with it on every line it takes.
+ */
+export function parseTraceLineViaJson(
   text: string,
   line: number,
   idPattern?: IdPattern,
