@@ -209,35 +209,36 @@ interface Entry {
   writer: string;
 }
 
-const isResponse = (m: StoredMessage): boolean =>
-  'id' in m && m.id !== null && m.id !== undefined && ('result' in m || 'error' in m);
+/** A JSON-RPC response: an id that is not null (an id-null error answers no request). */
+const isResponse = (m: StoredMessage): boolean => {
+  const id = (m as { id?: unknown }).id;
+  return id !== undefined && id !== null && ('result' in m || 'error' in m);
+};
 
-/** Parses the RESP2 reply of `XRANGE`/`XREAD` entries: `[[id, [f, v, …]], …]`. */
+/**
+ * Parses the reply of `XRANGE`/`XREVRANGE`/`XREAD` entries: `[[id, ['m', message, 'w',
+ * writer]], …]`. The append script writes every entry with exactly these two fields in this
+ * order, and Redis keeps a stream entry's fields in order. A reply of any other shape throws
+ * (a replay or follow then ends with an error, never short).
+ */
 function entries(reply: unknown): Entry[] {
-  if (!Array.isArray(reply)) return [];
-  const out: Entry[] = [];
-  for (const e of reply as [string, string[]][]) {
-    const fields = e[1];
-    let message = '';
-    let writer = '';
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      if (fields[i] === 'm') message = fields[i + 1]!;
-      else if (fields[i] === 'w') writer = fields[i + 1]!;
-    }
-    out.push({ seq: Number(String(e[0]).split('-')[1]), message, writer });
-  }
-  return out;
+  return (reply as [string, string[]][]).map(([id, fields]) => ({
+    seq: Number(id.split('-')[1]),
+    message: fields[1]!,
+    writer: fields[3]!,
+  }));
 }
 
 /**
- * The entries of the one stream of an `XREAD` reply: RESP3 (node-redis 6's default) answers a
- * map `{ key: entries }`, RESP2 an array `[[key, entries]]`, `null` when nothing came.
+ * The entries of the one stream of an `XREAD` reply: `null` when nothing came; else RESP2
+ * answers an array `[[key, entries]]`, RESP3 (node-redis 6's default) a map `{ key: entries }`
+ * (a `Map` with a `typeMapping`). An XREAD of one stream answers that stream or `null`.
  */
 function xreadEntries(reply: unknown): unknown {
-  if (reply === null || typeof reply !== 'object') return [];
-  if (Array.isArray(reply)) return (reply[0] as [string, unknown] | undefined)?.[1] ?? [];
-  if (reply instanceof Map) return [...reply.values()][0] ?? [];
-  return Object.values(reply)[0] ?? [];
+  if (reply === null) return [];
+  if (Array.isArray(reply)) return (reply[0] as [string, unknown])[1];
+  if (reply instanceof Map) return [...reply.values()][0];
+  return Object.values(reply as object)[0];
 }
 
 /**
@@ -299,6 +300,9 @@ export class RedisContinuityEventStore implements EventStoreLike {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.follow = options.follow;
     this.restart = options.restart ?? 'new-incarnation';
+    if (this.restart !== 'new-incarnation' && this.restart !== 'keep') {
+      throw new Error(`restart must be 'new-incarnation' or 'keep', not ${String(this.restart)}`);
+    }
     if (!(this.capacity >= 1) || !(this.pageSize >= 1)) {
       throw new Error('capacity and pageSize must be at least 1');
     }
@@ -309,10 +313,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
     this.base = `${prefix}:{${this.epoch}}`;
     this.instanceId = options.instanceId ?? randomBytes(4).toString('hex');
     if (options.precheck) {
-      this.getStreamIdForEventId = async (eventId) => {
-        const r = await this.resolve(eventId);
-        return 'refused' in r ? undefined : r.streamId;
-      };
+      this.getStreamIdForEventId = async (eventId) => (await this.resolve(eventId)).streamId;
     }
   }
 
@@ -388,7 +389,9 @@ export class RedisContinuityEventStore implements EventStoreLike {
       this.command<string | null>(['HGET', this.keys.heads, k]),
       this.command<unknown>(['XRANGE', this.streamKey(k), '-', '+', 'COUNT', '1']),
     ]);
-    if (name === null || head === null) return null;
+    // `names` and `heads` are written and deleted together; a name without a head (its keys
+    // expiring between the two reads) is not retained.
+    if (head === null) return null;
     const h = Number(head);
     const firstEntry = entries(first)[0];
     return { streamId: name, head: h, floor: firstEntry ? firstEntry.seq : h + 1 };
@@ -404,7 +407,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
       this.command<string>(['INFO', 'server']),
       this.command<string | null>(['HGET', this.keys.meta, 'run']),
     ]);
-    return run !== null && String(info).includes(`run_id:${run}`);
+    // No run stored: `run_id:null` is in no INFO reply (run ids are hex).
+    return String(info).includes(`run_id:${run}`);
   }
 
   /** The writer of the last entry of stream `k` (`''` when it is empty). */
@@ -425,7 +429,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
     eventId: string,
   ): Promise<
     | { streamId: string; k: string; cursor: number; floor: number; head: number }
-    | { refused: string }
+    | { refused: string; streamId?: undefined }
   > {
     const m = CONTINUITY_ID_PATTERN.exec(eventId);
     if (!m?.groups) return { refused: `not an id of this store: ${JSON.stringify(eventId)}` };
@@ -528,10 +532,14 @@ export class RedisContinuityEventStore implements EventStoreLike {
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      if (this.followers.get(k) === stop) this.followers.delete(k);
+      // A follower is registered until it stops (a newer one of `k` stops it before taking
+      // its place), so the entry of `k` is this one.
+      this.followers.delete(k);
       conn.destroy();
       follow.onStop?.();
     };
+    // Two resumes of `k` replayed at once: the later follower supersedes the earlier.
+    this.followers.get(k)?.();
     this.followers.set(k, stop);
     conn.on('error', () => {});
     void (async () => {
@@ -573,9 +581,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
             continue;
           }
           for (const e of got) {
-            if (e.seq !== last + 1) {
-              throw new UnreplayableCursorError(`event ${last + 1} was evicted while following`);
-            }
+            // Evicted before the follower read it: stop (finally), never forward past a gap.
+            if (e.seq !== last + 1) return;
             last = e.seq;
             writer = e.writer;
             const message = JSON.parse(e.message) as StoredMessage;
