@@ -190,9 +190,11 @@ export interface WriterLost {
 /**
  * `reply`, or a rejection after `ms`. node-redis's own `timeout` bounds only the wait before a
  * command is written: once it is on the wire, a Redis that stops answering (paused, partitioned
- * with the connection still open) would hold the caller for ever.
+ * with the connection still open) would hold the caller for ever. The session registry's and
+ * the heartbeat's commands are bounded by it too (registry.ts); not part of the package's API
+ * (src/redis/index.ts exports the store's public names one by one).
  */
-function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
+export function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
