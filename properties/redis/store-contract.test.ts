@@ -316,6 +316,33 @@ describe.skipIf(!URL)('RedisContinuityEventStore only', () => {
     expect(await store.storeEvent('A', msg(2))).toBe(`${streamOf(first)}-2`);
   });
 
+  test('the append script is loaded once per client (one EVAL after a SCRIPT FLUSH, however many stores and appends), never once per session', async () => {
+    const evals: string[] = [];
+    class Counting extends RedisContinuityEventStore {
+      protected override async command<T>(args: string[]): Promise<T> {
+        if (args[0]!.startsWith('EVAL')) evals.push(args[0]!);
+        return super.command<T>(args);
+      }
+    }
+    const own = await connectRedis(URL);
+    try {
+      const stores = [1, 2, 3].map(() => new Counting(redisOptions({ client: own })));
+      await stores[0]!.storeEvent('A', msg(0));
+      await client!.sendCommand(['SCRIPT', 'FLUSH']);
+      evals.length = 0;
+      const ids = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => stores[i % 3]!.storeEvent('A', msg(i))),
+      );
+      expect(new Set(ids).size).toBe(30);
+      expect(evals.filter((e) => e === 'EVAL')).toEqual(['EVAL']);
+      evals.length = 0;
+      await new Counting(redisOptions({ client: own })).storeEvent('A', msg(1));
+      expect(evals).toEqual(['EVALSHA']);
+    } finally {
+      own.destroy();
+    }
+  });
+
   test('a Redis error other than a missing script is thrown as it is', async () => {
     const store = new RedisContinuityEventStore(redisOptions());
     const first = await store.storeEvent('A', msg(1));
@@ -838,6 +865,62 @@ describe.skipIf(findRedisServer() === null)('Redis failures the store must name'
       c.destroy();
       await redis.stop();
     }
+  });
+
+  /**
+   * Store x appends 5 events to stream A (an RDB snapshot after 2); Redis is killed -9 and
+   * restarted on the snapshot; `first` (another session's store) appends; then x, still the
+   * same object, appends 20 events at once. None may take an id issued before the crash.
+   */
+  async function restartUnderLiveStore(
+    first: (c: RedisClient, url: string) => Promise<RedisContinuityEventStore>,
+  ) {
+    const redis = await crashableRedis(PERSISTENCE[1]!);
+    const c = await connectRedis(redis.url);
+    const opened: RedisClient[] = [c];
+    try {
+      const x = new RedisContinuityEventStore({ client: c, epoch: 'xx', prefix: 'p' });
+      const y = await first(c, redis.url);
+      opened.push((y as unknown as { client: RedisClient }).client);
+      const issued = [await x.storeEvent('A', msg(1)), await x.storeEvent('A', msg(2))];
+      await y.storeEvent('B', msg(1));
+      await c.sendCommand(['SAVE']);
+      for (let i = 3; i <= 5; i++) issued.push(await x.storeEvent('A', msg(i)));
+      await redis.kill9();
+      await redis.restart();
+      for (const o of opened) {
+        for (let i = 0; i < 200 && !o.isReady; i++) await new Promise((r) => setTimeout(r, 50));
+      }
+      // y first: its copy of the append script is in the new process before x appends.
+      await y.storeEvent('B', msg(2));
+      const after = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => x.storeEvent('A', msg(10 + i))),
+      );
+      expect(after.filter((id) => issued.includes(id))).toEqual([]);
+      expect(new Set(after.map(streamOf)).size).toBe(1);
+      expect(streamOf(after[0]!)).not.toBe(streamOf(issued[0]!));
+      for (const cursor of [issued[1]!, issued[4]!]) {
+        await expect(replay(x, cursor)).rejects.toBeInstanceOf(UnreplayableCursorError);
+      }
+      expect((await replay(x, after[0]!)).sent).toHaveLength(20);
+    } finally {
+      for (const o of new Set(opened)) o.destroy();
+      await redis.stop();
+    }
+  }
+
+  test("Redis restarted on an RDB snapshot under a store that lives on, another client's store appending first: no id issued again", async () => {
+    await restartUnderLiveStore(async (_, url) => {
+      const other = await connectRedis(url);
+      return new RedisContinuityEventStore({ client: other, epoch: 'yy', prefix: 'p' });
+    });
+  });
+
+  test("Redis restarted on an RDB snapshot under a store that lives on, a restart: 'keep' store of the same client appending first: no id issued again", async () => {
+    await restartUnderLiveStore(
+      async (c) =>
+        new RedisContinuityEventStore({ client: c, epoch: 'kk', prefix: 'p', restart: 'keep' }),
+    );
   });
 
   test('Redis restarted (AOF, every write kept): a resume before any append is refused as from before the restart', async () => {

@@ -7,7 +7,7 @@
  * different messages whatever Redis lost. See docs/stores.md for the design and the Redis
  * settings that keep a resume honest.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import type { createClient } from 'redis';
 import {
   CONTINUITY_ID_PATTERN,
@@ -57,7 +57,20 @@ export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
  * The incarnation: with `restart: 'new-incarnation'`, the session's `meta` holds the `run_id`
  * of the Redis process that wrote it. A different `run_id` means Redis restarted since, and
  * what it reloaded (nothing, an RDB snapshot, an AOF) may be older than what was issued: the
- * script then drops every stream of the session, so each is numbered again. A stream's number
+ * script then drops every stream of the session, so each is numbered again.
+ *
+ * Reading `run_id` (`INFO server`) costs more than the rest of the append, so the script reads
+ * it only when the caller holds no `run_id` equal to `meta`'s (ARGV 8). A caller may hold one
+ * only for its own copy of the script (this text with a random comment, run by SHA), loaded
+ * with an `EVAL` that read `INFO` and returned the `run_id` (element 3 of the reply). Redis 7
+ * keeps no script across a restart (not in RDB, not in AOF) and replicates scripts' effects,
+ * never their text, so that copy runs by SHA only in the process that answered that `EVAL`:
+ * the `run_id` it returned is still the server's. Elsewhere the SHA is unknown (`NOSCRIPT`)
+ * and the caller loads a new copy with `EVAL`, holding nothing. Before Redis 7 an RDB file
+ * could bring scripts back, so the script returns no `run_id` to hold there, and reads `INFO`
+ * on every append. The store's (protected) `append` is the caller's side.
+ *
+ * A stream's number
  * is the candidate drawn at random by the caller (12 digits), moved on past any number the
  * session already uses: after a loss no stream takes a lost stream's number (but with chance
  * about n/10^12), so no cursor is ever served another stream's events and no id string is
@@ -65,20 +78,29 @@ export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
  *
  * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`run`).
  * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none),
- * 7 a random candidate number, 8 the restart mode ('new-incarnation' or 'keep').
+ * 7 a random candidate number, 8 `'keep'` (`restart: 'keep'`) or the `run_id` the caller holds
+ * (`''`: none). Reply: `[k, seq, run_id to hold]`.
  * The stream's key, `<base>:s<k>`, is derived in the script; every key carries the session's
  * hash tag `{epoch}`, so in a cluster they all live in one slot.
  */
 export const APPEND_SCRIPT = `
-if ARGV[8] ~= 'keep' then
-  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+local held = ARGV[8]
+if held == 'keep' then
+  held = ''
+else
   local seen = redis.call('HGET', KEYS[4], 'run')
-  if seen ~= run then
-    if seen then
-      for _, n in ipairs(redis.call('HKEYS', KEYS[2])) do redis.call('DEL', ARGV[1] .. ':s' .. n) end
-      redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+  if seen ~= held then
+    local info = redis.call('INFO', 'server')
+    local run = string.match(info, 'run_id:(%x+)')
+    if seen ~= run then
+      redis.call('HSET', KEYS[4], 'run', run)
+      if seen then
+        for _, n in ipairs(redis.call('HKEYS', KEYS[2])) do redis.call('DEL', ARGV[1] .. ':s' .. n) end
+        redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+      end
     end
-    redis.call('HSET', KEYS[4], 'run', run)
+    held = ''
+    if tonumber(string.match(info, 'redis_version:(%d+)')) >= 7 then held = run end
   end
 end
 local k = redis.call('HGET', KEYS[1], ARGV[2])
@@ -96,7 +118,7 @@ if ttl > 0 and seq % 32 == 1 then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
   redis.call('EXPIRE', skey, ttl)
 end
-return {k, seq}
+return {k, seq, held}
 `;
 
 /** Options of a {@link RedisContinuityEventStore}. */
@@ -204,6 +226,22 @@ export function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
   return Promise.race([reply, late]).finally(() => clearTimeout(timer));
 }
 
+/** A client's copy of the append script (see {@link APPEND_SCRIPT}). */
+interface ScriptCopy {
+  /** The copy in Redis now: its SHA, and the `run_id` held for it (`''`: none). */
+  loaded?: { sha: string; held: string };
+  /** The `EVAL` loading a new copy, while it runs (other appends wait for it). */
+  loading?: Promise<unknown>;
+}
+
+/**
+ * One copy per client, shared by the stores (sessions) using it: a copy per store would leave
+ * one script per session in Redis's script cache, which Redis 7.0 never evicts. Per client,
+ * not per process: a client is one connection, whose commands Redis runs in the order they are
+ * sent, which the argument of the store's `append` needs.
+ */
+const copies = new WeakMap<RedisClient, ScriptCopy>();
+
 /** A Redis stream entry as the store reads it. */
 interface Entry {
   seq: number;
@@ -290,7 +328,6 @@ export class RedisContinuityEventStore implements EventStoreLike {
   private readonly timeoutMs: number;
   private readonly follow: FollowOptions | undefined;
   private readonly restart: 'new-incarnation' | 'keep';
-  private sha: string | undefined;
   private readonly followers = new Map<string, () => void>();
   private closed = false;
 
@@ -357,23 +394,55 @@ export class RedisContinuityEventStore implements EventStoreLike {
     }
   }
 
-  /** Runs the append script: `[k, seq]`. */
+  /**
+   * Runs the append script: `[k, seq]`. By SHA when the client has a loaded copy (see
+   * {@link APPEND_SCRIPT}); else it loads a new copy (a random comment of its own) with `EVAL`,
+   * while the client's other appends wait. A copy is given up at `NOSCRIPT` (Redis restarted,
+   * or its script cache was flushed) before its replacement is sent, so every later `EVALSHA`
+   * of it was sent before the `EVAL` that would reload it and meets `NOSCRIPT` too: each copy
+   * is in one Redis process only, the one that ran its `EVAL`. The `run_id` held for a copy
+   * comes only from the replies of that copy (`INFO` of that process), so it is the `run_id`
+   * of the process where an `EVALSHA` of it runs.
+   */
   protected async append(streamId: string, message: StoredMessage): Promise<[string, number]> {
     const k = this.keys;
     const args = [k.ids, k.names, k.heads, k.meta, this.base, streamId, JSON.stringify(message)];
     args.push(this.instanceId, String(this.capacity), String(this.ttlSeconds));
-    args.push(String(randomInt(1e11, 1e12)), this.restart);
-    if (this.sha === undefined) {
-      this.sha = await this.command<string>(['SCRIPT', 'LOAD', APPEND_SCRIPT]);
+    args.push(String(randomInt(1e11, 1e12)));
+    const keep = this.restart === 'keep';
+    let copy = copies.get(this.client);
+    if (copy === undefined) copies.set(this.client, (copy = {}));
+    for (;;) {
+      while (copy.loading) await copy.loading.catch(() => {});
+      const loaded = copy.loaded;
+      let reply: [string | number, number, string];
+      if (loaded === undefined) {
+        const text = `${APPEND_SCRIPT}-- ${randomBytes(16).toString('hex')}\n`;
+        const load = this.command<typeof reply>(['EVAL', text, '4', ...args, keep ? 'keep' : '']);
+        copy.loading = load;
+        try {
+          reply = await load;
+        } finally {
+          copy.loading = undefined;
+        }
+        const sha = createHash('sha1').update(text).digest('hex');
+        copy.loaded = { sha, held: String(reply[2]) };
+      } else {
+        try {
+          const held = keep ? 'keep' : loaded.held;
+          reply = await this.command(['EVALSHA', loaded.sha, '4', ...args, held]);
+        } catch (e) {
+          if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
+          // Not a newer copy, loaded while this reply was on its way (giving one up would be
+          // safe, but would load yet another copy).
+          if (copy.loaded === loaded) copy.loaded = undefined;
+          continue;
+        }
+        // The run_id the check found ('' from a 'keep' store: the next check finds it again).
+        loaded.held = String(reply[2]);
+      }
+      return [String(reply[0]), Number(reply[1])];
     }
-    let reply: [string | number, number];
-    try {
-      reply = await this.command(['EVALSHA', this.sha, '4', ...args]);
-    } catch (e) {
-      if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
-      reply = await this.command(['EVAL', APPEND_SCRIPT, '4', ...args]);
-    }
-    return [String(reply[0]), Number(reply[1])];
   }
 
   /** Stores an event: the next sequence number of its stream, atomically across instances. */
