@@ -7,7 +7,7 @@
  * different messages whatever Redis lost. See docs/stores.md for the design and the Redis
  * settings that keep a resume honest.
  */
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { createClient } from 'redis';
 import {
   CONTINUITY_ID_PATTERN,
@@ -415,10 +415,11 @@ export class RedisContinuityEventStore implements EventStoreLike {
     for (;;) {
       while (copy.loading) await copy.loading.catch(() => {});
       const loaded = copy.loaded;
+      const held = keep ? 'keep' : (loaded?.held ?? '');
       let reply: [string | number, number, string];
       if (loaded === undefined) {
-        const text = `${APPEND_SCRIPT}-- ${randomBytes(16).toString('hex')}\n`;
-        const load = this.command<typeof reply>(['EVAL', text, '4', ...args, keep ? 'keep' : '']);
+        const text = `${APPEND_SCRIPT}-- ${randomUUID()}\n`;
+        const load = this.command<typeof reply>(['EVAL', text, '4', ...args, held]);
         copy.loading = load;
         try {
           reply = await load;
@@ -429,7 +430,6 @@ export class RedisContinuityEventStore implements EventStoreLike {
         copy.loaded = { sha, held: String(reply[2]) };
       } else {
         try {
-          const held = keep ? 'keep' : loaded.held;
           reply = await this.command(['EVALSHA', loaded.sha, '4', ...args, held]);
         } catch (e) {
           if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
