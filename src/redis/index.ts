@@ -7,6 +7,16 @@
  *
  * @module mcp-resumption/redis
  */
-export * from './store.js';
+export {
+  APPEND_SCRIPT,
+  EventStoreOutOfMemoryError,
+  EventStoreUnavailableError,
+  RedisContinuityEventStore,
+  WRITER_LOST_METHOD,
+  type FollowOptions,
+  type RedisClient,
+  type RedisContinuityEventStoreOptions,
+  type WriterLost,
+} from './store.js';
 export * from './registry.js';
 export * from './resume.js';

@@ -3,7 +3,7 @@
  * Redis, and the adoption of a session by an instance that did not create it.
  */
 import { randomBytes } from 'node:crypto';
-import { EventStoreUnavailableError, type RedisClient } from './store.js';
+import { EventStoreUnavailableError, withinMs, type RedisClient } from './store.js';
 
 /** What the registry keeps of a session: enough for another instance to adopt it. */
 export interface SessionRecord {
@@ -15,11 +15,14 @@ export interface SessionRecord {
   createdBy: string;
 }
 
-/** Bounded Redis call; {@link EventStoreUnavailableError} when Redis does not answer. */
+/**
+ * Bounded Redis call (from send to reply: node-redis's `timeout` alone ends at the write);
+ * {@link EventStoreUnavailableError} when Redis does not answer.
+ */
 async function call<T>(client: RedisClient, args: string[], timeoutMs: number): Promise<T> {
   if (!client.isReady) throw new EventStoreUnavailableError(`Redis is not connected`);
   try {
-    return await client.sendCommand<T>(args, { timeout: timeoutMs });
+    return await withinMs(client.sendCommand<T>(args, { timeout: timeoutMs }), timeoutMs);
   } catch (e) {
     throw new EventStoreUnavailableError(
       `Redis did not answer ${args[0]}: ${e instanceof Error ? e.message : String(e)}`,

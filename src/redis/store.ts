@@ -7,7 +7,7 @@
  * different messages whatever Redis lost. See docs/stores.md for the design and the Redis
  * settings that keep a resume honest.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { createClient } from 'redis';
 import {
   CONTINUITY_ID_PATTERN,
@@ -57,7 +57,20 @@ export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
  * The incarnation: with `restart: 'new-incarnation'`, the session's `meta` holds the `run_id`
  * of the Redis process that wrote it. A different `run_id` means Redis restarted since, and
  * what it reloaded (nothing, an RDB snapshot, an AOF) may be older than what was issued: the
- * script then drops every stream of the session, so each is numbered again. A stream's number
+ * script then drops every stream of the session, so each is numbered again.
+ *
+ * Reading `run_id` (`INFO server`) costs more than the rest of the append, so the script reads
+ * it only when the caller holds no `run_id` equal to `meta`'s (ARGV 8). A caller may hold one
+ * only for its own copy of the script (this text with a random comment, run by SHA), loaded
+ * with an `EVAL` that read `INFO` and returned the `run_id` (element 3 of the reply). Redis 7
+ * keeps no script across a restart (not in RDB, not in AOF) and replicates scripts' effects,
+ * never their text, so that copy runs by SHA only in the process that answered that `EVAL`:
+ * the `run_id` it returned is still the server's. Elsewhere the SHA is unknown (`NOSCRIPT`)
+ * and the caller loads a new copy with `EVAL`, holding nothing. Before Redis 7 an RDB file
+ * could bring scripts back, so the script returns no `run_id` to hold there, and reads `INFO`
+ * on every append. The store's (protected) `append` is the caller's side.
+ *
+ * A stream's number
  * is the candidate drawn at random by the caller (12 digits), moved on past any number the
  * session already uses: after a loss no stream takes a lost stream's number (but with chance
  * about n/10^12), so no cursor is ever served another stream's events and no id string is
@@ -65,20 +78,29 @@ export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
  *
  * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`run`).
  * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none),
- * 7 a random candidate number, 8 the restart mode ('new-incarnation' or 'keep').
+ * 7 a random candidate number, 8 `'keep'` (`restart: 'keep'`) or the `run_id` the caller holds
+ * (`''`: none). Reply: `[k, seq, run_id to hold]`.
  * The stream's key, `<base>:s<k>`, is derived in the script; every key carries the session's
  * hash tag `{epoch}`, so in a cluster they all live in one slot.
  */
 export const APPEND_SCRIPT = `
-if ARGV[8] ~= 'keep' then
-  local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+local held = ARGV[8]
+if held == 'keep' then
+  held = ''
+else
   local seen = redis.call('HGET', KEYS[4], 'run')
-  if seen ~= run then
-    if seen then
-      for _, n in ipairs(redis.call('HKEYS', KEYS[2])) do redis.call('DEL', ARGV[1] .. ':s' .. n) end
-      redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+  if seen ~= held then
+    local info = redis.call('INFO', 'server')
+    local run = string.match(info, 'run_id:(%x+)')
+    if seen ~= run then
+      redis.call('HSET', KEYS[4], 'run', run)
+      if seen then
+        for _, n in ipairs(redis.call('HKEYS', KEYS[2])) do redis.call('DEL', ARGV[1] .. ':s' .. n) end
+        redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+      end
     end
-    redis.call('HSET', KEYS[4], 'run', run)
+    held = ''
+    if tonumber(string.match(info, 'redis_version:(%d+)')) >= 7 then held = run end
   end
 end
 local k = redis.call('HGET', KEYS[1], ARGV[2])
@@ -96,7 +118,7 @@ if ttl > 0 and seq % 32 == 1 then
   for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
   redis.call('EXPIRE', skey, ttl)
 end
-return {k, seq}
+return {k, seq, held}
 `;
 
 /** Options of a {@link RedisContinuityEventStore}. */
@@ -190,9 +212,11 @@ export interface WriterLost {
 /**
  * `reply`, or a rejection after `ms`. node-redis's own `timeout` bounds only the wait before a
  * command is written: once it is on the wire, a Redis that stops answering (paused, partitioned
- * with the connection still open) would hold the caller for ever.
+ * with the connection still open) would hold the caller for ever. The session registry's and
+ * the heartbeat's commands are bounded by it too (registry.ts); not part of the package's API
+ * (src/redis/index.ts exports the store's public names one by one).
  */
-function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
+export function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
@@ -202,6 +226,22 @@ function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
   return Promise.race([reply, late]).finally(() => clearTimeout(timer));
 }
 
+/** A client's copy of the append script (see {@link APPEND_SCRIPT}). */
+interface ScriptCopy {
+  /** The copy in Redis now: its SHA, and the `run_id` held for it (`''`: none). */
+  loaded?: { sha: string; held: string };
+  /** The `EVAL` loading a new copy, while it runs (other appends wait for it). */
+  loading?: Promise<unknown>;
+}
+
+/**
+ * One copy per client, shared by the stores (sessions) using it: a copy per store would leave
+ * one script per session in Redis's script cache, which Redis 7.0 never evicts. Per client,
+ * not per process: a client is one connection, whose commands Redis runs in the order they are
+ * sent, which the argument of the store's `append` needs.
+ */
+const copies = new WeakMap<RedisClient, ScriptCopy>();
+
 /** A Redis stream entry as the store reads it. */
 interface Entry {
   seq: number;
@@ -209,35 +249,36 @@ interface Entry {
   writer: string;
 }
 
-const isResponse = (m: StoredMessage): boolean =>
-  'id' in m && m.id !== null && m.id !== undefined && ('result' in m || 'error' in m);
+/** A JSON-RPC response: an id that is not null (an id-null error answers no request). */
+const isResponse = (m: StoredMessage): boolean => {
+  const id = (m as { id?: unknown }).id;
+  return id !== undefined && id !== null && ('result' in m || 'error' in m);
+};
 
-/** Parses the RESP2 reply of `XRANGE`/`XREAD` entries: `[[id, [f, v, …]], …]`. */
+/**
+ * Parses the reply of `XRANGE`/`XREVRANGE`/`XREAD` entries: `[[id, ['m', message, 'w',
+ * writer]], …]`. The append script writes every entry with exactly these two fields in this
+ * order, and Redis keeps a stream entry's fields in order. A reply of any other shape throws
+ * (a replay or follow then ends with an error, never short).
+ */
 function entries(reply: unknown): Entry[] {
-  if (!Array.isArray(reply)) return [];
-  const out: Entry[] = [];
-  for (const e of reply as [string, string[]][]) {
-    const fields = e[1];
-    let message = '';
-    let writer = '';
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      if (fields[i] === 'm') message = fields[i + 1]!;
-      else if (fields[i] === 'w') writer = fields[i + 1]!;
-    }
-    out.push({ seq: Number(String(e[0]).split('-')[1]), message, writer });
-  }
-  return out;
+  return (reply as [string, string[]][]).map(([id, fields]) => ({
+    seq: Number(id.split('-')[1]),
+    message: fields[1]!,
+    writer: fields[3]!,
+  }));
 }
 
 /**
- * The entries of the one stream of an `XREAD` reply: RESP3 (node-redis 6's default) answers a
- * map `{ key: entries }`, RESP2 an array `[[key, entries]]`, `null` when nothing came.
+ * The entries of the one stream of an `XREAD` reply: `null` when nothing came; else RESP2
+ * answers an array `[[key, entries]]`, RESP3 (node-redis 6's default) a map `{ key: entries }`
+ * (a `Map` with a `typeMapping`). An XREAD of one stream answers that stream or `null`.
  */
 function xreadEntries(reply: unknown): unknown {
-  if (reply === null || typeof reply !== 'object') return [];
-  if (Array.isArray(reply)) return (reply[0] as [string, unknown] | undefined)?.[1] ?? [];
-  if (reply instanceof Map) return [...reply.values()][0] ?? [];
-  return Object.values(reply)[0] ?? [];
+  if (reply === null) return [];
+  if (Array.isArray(reply)) return (reply[0] as [string, unknown])[1];
+  if (reply instanceof Map) return [...reply.values()][0];
+  return Object.values(reply as object)[0];
 }
 
 /**
@@ -287,7 +328,6 @@ export class RedisContinuityEventStore implements EventStoreLike {
   private readonly timeoutMs: number;
   private readonly follow: FollowOptions | undefined;
   private readonly restart: 'new-incarnation' | 'keep';
-  private sha: string | undefined;
   private readonly followers = new Map<string, () => void>();
   private closed = false;
 
@@ -299,6 +339,9 @@ export class RedisContinuityEventStore implements EventStoreLike {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.follow = options.follow;
     this.restart = options.restart ?? 'new-incarnation';
+    if (this.restart !== 'new-incarnation' && this.restart !== 'keep') {
+      throw new Error(`restart must be 'new-incarnation' or 'keep', not ${String(this.restart)}`);
+    }
     if (!(this.capacity >= 1) || !(this.pageSize >= 1)) {
       throw new Error('capacity and pageSize must be at least 1');
     }
@@ -309,10 +352,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
     this.base = `${prefix}:{${this.epoch}}`;
     this.instanceId = options.instanceId ?? randomBytes(4).toString('hex');
     if (options.precheck) {
-      this.getStreamIdForEventId = async (eventId) => {
-        const r = await this.resolve(eventId);
-        return 'refused' in r ? undefined : r.streamId;
-      };
+      this.getStreamIdForEventId = async (eventId) => (await this.resolve(eventId)).streamId;
     }
   }
 
@@ -354,23 +394,55 @@ export class RedisContinuityEventStore implements EventStoreLike {
     }
   }
 
-  /** Runs the append script: `[k, seq]`. */
+  /**
+   * Runs the append script: `[k, seq]`. By SHA when the client has a loaded copy (see
+   * {@link APPEND_SCRIPT}); else it loads a new copy (a random comment of its own) with `EVAL`,
+   * while the client's other appends wait. A copy is given up at `NOSCRIPT` (Redis restarted,
+   * or its script cache was flushed) before its replacement is sent, so every later `EVALSHA`
+   * of it was sent before the `EVAL` that would reload it and meets `NOSCRIPT` too: each copy
+   * is in one Redis process only, the one that ran its `EVAL`. The `run_id` held for a copy
+   * comes only from the replies of that copy (`INFO` of that process), so it is the `run_id`
+   * of the process where an `EVALSHA` of it runs.
+   */
   protected async append(streamId: string, message: StoredMessage): Promise<[string, number]> {
     const k = this.keys;
     const args = [k.ids, k.names, k.heads, k.meta, this.base, streamId, JSON.stringify(message)];
     args.push(this.instanceId, String(this.capacity), String(this.ttlSeconds));
-    args.push(String(randomInt(1e11, 1e12)), this.restart);
-    if (this.sha === undefined) {
-      this.sha = await this.command<string>(['SCRIPT', 'LOAD', APPEND_SCRIPT]);
+    args.push(String(randomInt(1e11, 1e12)));
+    const keep = this.restart === 'keep';
+    let copy = copies.get(this.client);
+    if (copy === undefined) copies.set(this.client, (copy = {}));
+    for (;;) {
+      while (copy.loading) await copy.loading.catch(() => {});
+      const loaded = copy.loaded;
+      const held = keep ? 'keep' : (loaded?.held ?? '');
+      let reply: [string | number, number, string];
+      if (loaded === undefined) {
+        const text = `${APPEND_SCRIPT}-- ${randomUUID()}\n`;
+        const load = this.command<typeof reply>(['EVAL', text, '4', ...args, held]);
+        copy.loading = load;
+        try {
+          reply = await load;
+        } finally {
+          copy.loading = undefined;
+        }
+        const sha = createHash('sha1').update(text).digest('hex');
+        copy.loaded = { sha, held: String(reply[2]) };
+      } else {
+        try {
+          reply = await this.command(['EVALSHA', loaded.sha, '4', ...args, held]);
+        } catch (e) {
+          if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
+          // Not a newer copy, loaded while this reply was on its way (giving one up would be
+          // safe, but would load yet another copy).
+          if (copy.loaded === loaded) copy.loaded = undefined;
+          continue;
+        }
+        // The run_id the check found ('' from a 'keep' store: the next check finds it again).
+        loaded.held = String(reply[2]);
+      }
+      return [String(reply[0]), Number(reply[1])];
     }
-    let reply: [string | number, number];
-    try {
-      reply = await this.command(['EVALSHA', this.sha, '4', ...args]);
-    } catch (e) {
-      if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
-      reply = await this.command(['EVAL', APPEND_SCRIPT, '4', ...args]);
-    }
-    return [String(reply[0]), Number(reply[1])];
   }
 
   /** Stores an event: the next sequence number of its stream, atomically across instances. */
@@ -388,7 +460,9 @@ export class RedisContinuityEventStore implements EventStoreLike {
       this.command<string | null>(['HGET', this.keys.heads, k]),
       this.command<unknown>(['XRANGE', this.streamKey(k), '-', '+', 'COUNT', '1']),
     ]);
-    if (name === null || head === null) return null;
+    // `names` and `heads` are written and deleted together; a name without a head (its keys
+    // expiring between the two reads) is not retained.
+    if (head === null) return null;
     const h = Number(head);
     const firstEntry = entries(first)[0];
     return { streamId: name, head: h, floor: firstEntry ? firstEntry.seq : h + 1 };
@@ -404,7 +478,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
       this.command<string>(['INFO', 'server']),
       this.command<string | null>(['HGET', this.keys.meta, 'run']),
     ]);
-    return run !== null && String(info).includes(`run_id:${run}`);
+    // No run stored: `run_id:null` is in no INFO reply (run ids are hex).
+    return String(info).includes(`run_id:${run}`);
   }
 
   /** The writer of the last entry of stream `k` (`''` when it is empty). */
@@ -425,7 +500,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
     eventId: string,
   ): Promise<
     | { streamId: string; k: string; cursor: number; floor: number; head: number }
-    | { refused: string }
+    | { refused: string; streamId?: undefined }
   > {
     const m = CONTINUITY_ID_PATTERN.exec(eventId);
     if (!m?.groups) return { refused: `not an id of this store: ${JSON.stringify(eventId)}` };
@@ -528,10 +603,14 @@ export class RedisContinuityEventStore implements EventStoreLike {
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      if (this.followers.get(k) === stop) this.followers.delete(k);
+      // A follower is registered until it stops (a newer one of `k` stops it before taking
+      // its place), so the entry of `k` is this one.
+      this.followers.delete(k);
       conn.destroy();
       follow.onStop?.();
     };
+    // Two resumes of `k` replayed at once: the later follower supersedes the earlier.
+    this.followers.get(k)?.();
     this.followers.set(k, stop);
     conn.on('error', () => {});
     void (async () => {
@@ -573,9 +652,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
             continue;
           }
           for (const e of got) {
-            if (e.seq !== last + 1) {
-              throw new UnreplayableCursorError(`event ${last + 1} was evicted while following`);
-            }
+            // Evicted before the follower read it: stop (finally), never forward past a gap.
+            if (e.seq !== last + 1) return;
             last = e.seq;
             writer = e.writer;
             const message = JSON.parse(e.message) as StoredMessage;
