@@ -56,6 +56,9 @@ const config = {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },
   coverageAnalysis: 'perTest',
+  // The initial run of every suite takes minutes on a loaded 2-core machine; Stryker's default
+  // (5 minutes) ended runs before a mutant was tried.
+  dryRunTimeoutMinutes: 20,
   reporters: ['clear-text', 'html', 'json', 'progress'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: `reports/mutation/runs/${runName(process.argv)}.json` },
