@@ -190,6 +190,25 @@ describe('the proof budget', () => {
     expect(late.decidedAt).toBe(6);
   });
 
+  test('a reconnect that closes an unproven window starts its own budget, even with the same cursor', async () => {
+    // Not a poll (the stream did not end) and not after a delayed one: the first window settles
+    // as failed, and the second reconnect's budget runs from its own line.
+    const r = await checkTrace(
+      [
+        open,
+        ev(1),
+        end(),
+        rc(1, { t: 0 }),
+        ok200({ t: 0 }),
+        rc(1, { t: 3000 }),
+        ok200({ t: 3000 }),
+        L({ type: 'event', id: 2, t: 6000 }),
+      ],
+      { proofBudget: 5000 },
+    );
+    expect(r.reconnects.map((x) => x.expected)).toEqual(['resumption-failed', 'resumed']);
+  });
+
   test('a delayed reconnect of the same cursor goes on with the budget; another cursor does not', async () => {
     const lines = (cursor: number) => [
       open,
