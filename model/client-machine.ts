@@ -239,11 +239,15 @@ export const clientMachineConfig = {
       },
     },
     delayed: {
-      description: 'a declared floor covers the cursor; silence is backpressure, keep waiting',
+      description:
+        'a declared floor covers the cursor; silence is backpressure, keep waiting, for at most the proof budget P of the episode',
       on: {
         EVENT: FIRST_EVENT_DECIDES,
         DATA: DATA_BEFORE_PROOF,
         KEEPALIVE: KEEPALIVE_PROVES_NOTHING,
+        // Rule 7.1: a floor lets the client wait, not wait forever. The budget runs from the
+        // episode's first reconnect; delayed reconnects of the same cursor do not restart it.
+        PROOF_TIMEOUT: { target: 'resumptionFailed', actions: fail('unproven') },
         IDLE_TIMEOUT: 'stalled',
         END: 'closed',
         DISCONNECT: 'closed',
@@ -305,6 +309,14 @@ export const PENDING_STATES: readonly ClientStateName[] = [
   'awaitingProof',
   'polling',
 ];
+
+/**
+ * States in which the proof budget `P` of an episode runs (rule 7): the pending ones, and
+ * `delayed`, which a declared floor lets last at most `P` from the episode's first reconnect.
+ * The executors of the machine (the world, the trace checker, the runtime guard) fire
+ * `PROOF_TIMEOUT` in these states when the budget runs out.
+ */
+export const BUDGETED_STATES: readonly ClientStateName[] = [...PENDING_STATES, 'delayed'];
 
 /** States in which the client delivers events to the application. */
 export const ACCEPTING_STATES: readonly ClientStateName[] = ['streaming', 'resumed', 'delayed'];

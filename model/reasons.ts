@@ -89,6 +89,12 @@ export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): 
         text: `event of stream ${ev.type === 'EVENT' ? ev.stream : '?'} replayed on a resumption of stream ${ctx.stream}`,
       };
     case 'unproven':
+      // Only `delayed` holds a floor: it covered the cursor, and the budget ran out waiting.
+      if (ctx.floor !== null)
+        return {
+          code,
+          text: `declared replay floor ${ctx.floor} covers cursor ${cursorText(ctx)}, but no event came before ${ev.type}: delayed past the proof budget`,
+        };
       return {
         code,
         text: `no event proved continuity from cursor ${cursorText(ctx)} before ${ev.type}; a 200 proves nothing`,

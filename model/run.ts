@@ -4,6 +4,7 @@
  */
 import { createActor, initialTransition, transition, type AnyActorScope } from 'xstate';
 import {
+  BUDGETED_STATES,
   clientMachine,
   PENDING_STATES,
   type ClientMachine,
@@ -84,6 +85,25 @@ export function stateOf(snapshot: ClientSnapshot): ClientStateName {
 /** `true` while a reconnect is still being judged. */
 export function isPending(snapshot: ClientSnapshot): boolean {
   return PENDING_STATES.includes(stateOf(snapshot));
+}
+
+/** `true` while the proof budget of an episode runs: a pending reconnect, or a delayed one. */
+export function isBudgeted(snapshot: { value: unknown }): boolean {
+  return BUDGETED_STATES.includes(snapshot.value as ClientStateName);
+}
+
+/**
+ * `true` when a next reconnect with the same cursor goes on with the current episode and its
+ * proof budget instead of starting a new one: the machine is polling (rule 7.3), or the latest
+ * reconnect was delayed and no event has come since (rule 7.1: the stream ended, broke or went
+ * idle, and the same floor may make the next reconnect delayed again). Each executor checks
+ * the cursor itself, in its own terms.
+ */
+export function episodeGoesOn(snapshot: {
+  value: unknown;
+  context: { outcome: string | null };
+}): boolean {
+  return snapshot.value === 'polling' || snapshot.context.outcome === 'delayed';
 }
 
 /**

@@ -88,6 +88,12 @@ export const CLIENT_MUTANTS: readonly ClientMutant[] = [
     subject: { machine: machineMutant('fails-empty-poll') },
   },
   {
+    name: 'delayed-forever',
+    description:
+      'waits forever on a declared floor: delayed has no proof budget, so a floor with no event after it never escalates',
+    subject: { machine: machineMutant('delayed-forever') },
+  },
+  {
     name: 'accepts-no-cursor',
     description:
       'a reconnect without Last-Event-ID (nothing received yet) is judged like any other: any first id passes',

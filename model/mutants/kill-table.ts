@@ -66,10 +66,14 @@ export function mutantEntries(): MutantEntry[] {
     side: 'client',
     description: m.description,
     // Mixed worlds first; then valid worlds of a polling server, where a client that takes an
-    // empty poll for loss is seen (they are too rare among mixed worlds to count on).
+    // empty poll for loss is seen (they are too rare among mixed worlds to count on); then any
+    // worlds against a server that declares a floor for a cursor it no longer holds
+    // (evicted-as-known), where a floor is often followed by no event at all: a client that
+    // waits on a floor forever is seen there (rule 7.1).
     probes: [
       { kind: 'mixed', claims: CLAIMS, subject: m.subject },
       { kind: 'polling', claims: CLAIMS, subject: m.subject },
+      { kind: 'any', claims: CLAIMS, subject: { ...m.subject, policy: 'evicted-as-known' } },
     ],
   }));
   const servers: MutantEntry[] = SERVER_MUTANTS.map((m) => ({

@@ -47,11 +47,30 @@ const offByOneFloor: MachineMutant = {
   }),
 };
 
-/** Trusts any 200: no durability, epoch, floor or id check; an empty stream is "delayed". */
+/** The machine's configuration without the proof budget of `delayed` (rule 7.1). */
+const NO_DELAYED_BUDGET = (() => {
+  const { PROOF_TIMEOUT, ...on } = clientMachineConfig.states.delayed.on;
+  void PROOF_TIMEOUT;
+  return {
+    ...clientMachineConfig,
+    states: {
+      ...clientMachineConfig.states,
+      delayed: { ...clientMachineConfig.states.delayed, on },
+    },
+  };
+})();
+
+/** The machine without the proof budget of `delayed`: it waits there forever. */
+const noDelayedBudget = clientSetup.createMachine(NO_DELAYED_BUDGET) as ClientMachine;
+
+/**
+ * Trusts any 200: no durability, epoch, floor or id check; an empty stream is "delayed", and
+ * since the 200 is its proof, nothing bounds the wait (no proof budget in `delayed`).
+ */
 const acceptAny200: MachineMutant = {
   name: 'accept-any-200',
   description: 'treats any 200 as proof: ignores durability, epoch, floor and the first id',
-  machine: clientMachine.provide({
+  machine: noDelayedBudget.provide({
     guards: {
       sessionNotDurable: never,
       epochChanged: never,
@@ -77,21 +96,25 @@ const ignoresEpoch: MachineMutant = {
   machine: clientMachine.provide({ guards: { sessionNotDurable: never, epochChanged: never } }),
 };
 
-/** The machine with one transition of `awaitingProof` replaced by a decision. */
+/**
+ * The machine (or `base`, a configuration patched from it) with one transition of
+ * `awaitingProof` replaced by a decision.
+ */
 function awaitingProofOn(
   event: 'KEEPALIVE' | 'END',
   target: ClientStateName,
   outcome: Outcome,
   code: ReasonCode,
+  base: typeof clientMachineConfig | typeof NO_DELAYED_BUDGET = clientMachineConfig,
 ): ClientMachine {
   return clientSetup.createMachine({
-    ...clientMachineConfig,
+    ...base,
     states: {
-      ...clientMachineConfig.states,
+      ...base.states,
       awaitingProof: {
-        ...clientMachineConfig.states.awaitingProof,
+        ...base.states.awaitingProof,
         on: {
-          ...clientMachineConfig.states.awaitingProof.on,
+          ...base.states.awaitingProof.on,
           [event]: { target, actions: { type: 'decide', params: { outcome, code } } },
         },
       },
@@ -99,11 +122,15 @@ function awaitingProofOn(
   }) as ClientMachine;
 }
 
-/** A keepalive after a 200 counts as proof that the session is alive and the cursor covered. */
+/**
+ * A keepalive after a 200 counts as proof that the session is alive and the cursor covered:
+ * the reconnect is delayed as if a floor had been declared, and, taken for proven, nothing
+ * bounds the wait (no proof budget in `delayed`; the budget alone is `delayed-forever`).
+ */
 const keepaliveIsProof: MachineMutant = {
   name: 'keepalive-is-proof',
   description: 'a keepalive while awaiting proof moves the reconnect to delayed',
-  machine: awaitingProofOn('KEEPALIVE', 'delayed', 'delayed', 'floor-covers'),
+  machine: awaitingProofOn('KEEPALIVE', 'delayed', 'delayed', 'floor-covers', NO_DELAYED_BUDGET),
 };
 
 /** Accepts a skipping first event: continuity checked only for rewinds. */
@@ -144,6 +171,14 @@ const idlessIsKeepalive: MachineMutant = {
   }),
 };
 
+/** The old rule 7.1: `delayed` has no proof budget, so a floor lets the client wait forever. */
+const delayedForever: MachineMutant = {
+  name: 'delayed-forever',
+  description:
+    'ignores the proof budget while delayed: a declared floor with no event after it keeps the client waiting forever',
+  machine: noDelayedBudget,
+};
+
 /** Every machine mutant, in the order of the docs. */
 export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   offByOneFloor,
@@ -155,4 +190,5 @@ export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   failsEmptyPoll,
   acceptsNoCursor,
   idlessIsKeepalive,
+  delayedForever,
 ];

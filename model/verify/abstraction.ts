@@ -28,6 +28,7 @@ import { snapshotKey } from '../world/machine-cache.js';
 import type { World } from '../world/world.js';
 import { hashString } from './fingerprint.js';
 import { isValidConfig } from './scope.js';
+import { delayedProofAt } from '../world/validity.js';
 
 /** What the encoding needs besides the world. */
 export interface EncodeContext {
@@ -123,28 +124,41 @@ function pushValidity(w: World, out: number[]): void {
   const lag = cfg.Q > 0 ? cfg.R : 0;
   let until = -1;
   const awaiting = new Map<number, number>();
+  /** Open delayed obligations: how long until their proof, and until their budget ends. */
+  const delayedOpen: number[] = [];
   for (let i = 0; i < truth.reconnects.length && !broken; i++) {
     const r = truth.reconnects[i]!;
     if (!(r.status === 200 && r.sessionAlive && r.retained && r.cursor !== null)) continue;
-    if (r.declaredFloor !== null) continue;
+    const delayed = r.declaredFloor !== null;
+    const fatal = delayed ? [] : truth.drops;
     let proofAt = r.t;
     if (!r.primed) {
       const next = truth.emittedAt[r.cursor + 1];
       if (next === undefined) {
-        // Still to come: at now or later, so it must come within `slack` of now.
-        const slack = r.episodeStart + cfg.P - lag - now;
-        if (slack <= 0 || truth.drops.some((d) => d >= r.t)) broken = true;
-        else awaiting.set(r.cursor + 1, Math.min(awaiting.get(r.cursor + 1) ?? slack, slack));
+        // Still to come: at now or later, so it must come within `slack` of now; for a delayed
+        // reconnect a drop since defers it to the next reconnect of its episode.
+        const at = delayed ? delayedProofAt(truth, cfg, r.t, now) : now;
+        const slack = r.episodeStart + cfg.P - lag - at;
+        if (slack <= 0 || fatal.some((d) => d >= r.t)) broken = true;
+        else {
+          awaiting.set(r.cursor + 1, Math.min(awaiting.get(r.cursor + 1) ?? slack, slack));
+          // A future drop defers it too: how much budget is left matters.
+          if (delayed) delayedOpen.push(-1, r.episodeStart + cfg.P - now);
+        }
         continue;
       }
       proofAt = Math.max(next, r.t) + lag;
-      if (proofAt >= r.episodeStart + cfg.P) {
-        broken = true;
-        continue;
-      }
     }
-    if (truth.drops.some((d) => d >= r.t && d <= proofAt)) broken = true;
-    else if (proofAt >= now) until = Math.max(until, proofAt - now);
+    if (delayed) proofAt = delayedProofAt(truth, cfg, r.t, proofAt);
+    if ((!r.primed || delayed) && proofAt >= r.episodeStart + cfg.P) {
+      broken = true;
+      continue;
+    }
+    if (fatal.some((d) => d >= r.t && d <= proofAt)) broken = true;
+    else if (proofAt >= now) {
+      until = Math.max(until, proofAt - now);
+      if (delayed) delayedOpen.push(proofAt - now, r.episodeStart + cfg.P - now);
+    }
   }
   if (broken) {
     out.push(1);
@@ -160,6 +174,7 @@ function pushValidity(w: World, out: number[]): void {
     awaiting.size,
   );
   for (const id of [...awaiting.keys()].sort((a, b) => a - b)) out.push(id, awaiting.get(id)!);
+  out.push(delayedOpen.length, ...delayedOpen);
   // Frames waiting in the writer: how long, as far as the keepalive condition can tell.
   for (const q of w.server.out) out.push(age(q.queuedAt, now, stallCap));
 }

@@ -81,6 +81,7 @@ function copyTruth(t: GroundTruth): GroundTruth {
     reconnects: copy(t.reconnects),
     cursorlessReconnects: t.cursorlessReconnects,
     drops: copy(t.drops),
+    noticedDrops: copy(t.noticedDrops),
     idle: copy(t.idle),
     sessionLostAt: t.sessionLostAt,
     restarts: copy(t.restarts),

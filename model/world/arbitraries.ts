@@ -82,7 +82,10 @@ export const validConfig: fc.Arbitrary<WorldConfig> = timing.map((t) => {
     B: t.B,
     I,
     R: t.R,
-    P: t.P,
+    // The tool's silences after a reconnect (Advance up to 200 s, several in a row) must fit
+    // in the proof budget, with or without an acknowledgment: a declared floor lets the client
+    // wait for P, not longer (rule 7.1). Worlds that break this are `break:proofWithinBudget`.
+    P: t.P * 60,
     N: t.N,
     keepalive: t.keepalive,
     read: 'decoupled',
@@ -93,9 +96,9 @@ export const validConfig: fc.Arbitrary<WorldConfig> = timing.map((t) => {
     Q: t.Q,
     ack: t.ack,
     priming: t.priming,
-    // Without an acknowledgment, the tool's silences must fit in the proof budget, and the
-    // server polls (as a 2025-11-25 server with an event store and retryInterval does).
-    ...(t.ack ? {} : { P: Math.max(t.P, 60_000), Q: t.Q || 30_000 }),
+    // Without an acknowledgment the server polls (as a 2025-11-25 server with an event store
+    // and retryInterval does).
+    ...(t.ack ? {} : { Q: t.Q || 30_000 }),
   };
 });
 

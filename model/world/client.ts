@@ -6,7 +6,7 @@
  */
 import { ACCEPTING_STATES, type ClientStateName } from '../client-machine.js';
 import type { Observation, ResponseObservation } from '../observations.js';
-import type { ClientSnapshot } from '../run.js';
+import { episodeGoesOn, isBudgeted, type ClientSnapshot } from '../run.js';
 import type { WorldConfig } from './config.js';
 import { TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
 import type { StepCache } from './machine-cache.js';
@@ -208,12 +208,10 @@ export function idleTimeout(c: ClientState, cfg: WorldConfig, port: ClientPort):
   reconnect(c, cfg, port);
 }
 
-/** The proof timer fired while a reconnect was still unproven. */
+/** The proof timer fired while a reconnect was still unproven, or still delayed (rule 7.1). */
 export function proofTimeout(c: ClientState, port: ClientPort): void {
   c.proofAt = null;
-  const s = clientState(c);
-  if (s === 'reconnecting' || s === 'awaitingProof' || s === 'polling')
-    feed(c, { type: 'PROOF_TIMEOUT' }, port);
+  if (isBudgeted(c.snap)) feed(c, { type: 'PROOF_TIMEOUT' }, port);
 }
 
 /** Reconnects now with `Last-Event-ID: cursor` (dropping the current connection if open). */
@@ -229,13 +227,14 @@ export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): v
   if (c.connected) disconnect(c, port);
   const cursor = c.forgetCursor || !c.hasCursor ? null : c.cursor;
   c.forgetCursor = false;
-  // A poll (the server ended the resumed stream before any event) goes on with its episode.
-  const polls = clientState(c) === 'polling';
+  // A poll (the server ended the resumed stream before any event), or a reconnect after a
+  // delayed one with no event since, goes on with its episode and its proof budget.
+  const goesOn = episodeGoesOn(c.snap) && cursor !== null && cursor === c.snap.context.cursor;
   port.reconnecting(cursor);
   feed(c, { type: 'RECONNECT', cursor, stream: TOOL_STREAM }, port);
   if (c.done !== null) return;
   const now = port.now();
-  if (!polls || c.episodeStart === null) c.episodeStart = now;
+  if (!goesOn || c.episodeStart === null) c.episodeStart = now;
   const response = port.reconnect(cursor);
   c.connected = response.status === 200;
   c.lastByteAt = now;
@@ -243,6 +242,7 @@ export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): v
   c.eventsSinceReconnect = 0;
   feed(c, response, port);
   if (c.done !== null) return;
-  if (clientState(c) === 'awaitingProof') c.proofAt = c.episodeStart + cfg.P;
+  // Unproven or delayed, the episode's budget runs (already spent: the timer fires at once).
+  if (isBudgeted(c.snap)) c.proofAt = c.episodeStart + cfg.P;
   if (!c.connected) streamEnded(c, cfg, now);
 }

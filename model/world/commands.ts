@@ -110,7 +110,10 @@ export function applyCommand(w: World, c: WorldCommand): void {
     case 'Reconnect':
       note(w, 'client', 'reconnects', { k: 'reconnect' });
       // The client abandons an open stream: for the proof it had pending, a drop.
-      if (w.net.up) w.truth.drops.push(w.clock.now);
+      if (w.net.up) {
+        w.truth.drops.push(w.clock.now);
+        w.truth.noticedDrops.push(w.clock.now);
+      }
       reconnect(w.client, w.cfg, w.port);
       return;
   }

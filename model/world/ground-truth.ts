@@ -47,6 +47,11 @@ export interface GroundTruth {
   cursorlessReconnects: number;
   /** When a fault dropped the connection (a network drop or a restart). */
   drops: number[];
+  /**
+   * Of those, the drops the client learned of at once (a drop it noticed, or its own
+   * `Reconnect`): a delayed reconnect goes on after them with the same episode (rule 7.1).
+   */
+  noticedDrops: number[];
   /** Every firing of the client's idle timer. */
   idle: IdleTruth[];
   /** The session was really lost (a restart without a durable store), and when. */
@@ -70,6 +75,7 @@ export function newTruth(epoch: string): GroundTruth {
     reconnects: [],
     cursorlessReconnects: 0,
     drops: [],
+    noticedDrops: [],
     idle: [],
     sessionLostAt: null,
     restarts: [],

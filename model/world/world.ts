@@ -356,6 +356,7 @@ export function advance(w: World, ms: number): void {
 export function disconnectNetwork(w: World, silent: boolean): void {
   if (!w.net.up) return;
   w.truth.drops.push(w.clock.now);
+  if (!silent) w.truth.noticedDrops.push(w.clock.now);
   closeConnection(w);
   if (!silent) noticeDisconnect(w.client, w.cfg, w.port);
 }

@@ -142,17 +142,32 @@ describe('the rules, each able to fail', () => {
     const url = await serve(
       scripted((_c, res) => {
         res.writeHead(200, SSE).write(ack(3, 1));
-        setTimeout(() => res.end(ev(4)), 400); // longer than the proof bound
+        setTimeout(() => res.end(ev(4)), 100); // well within the proof bound
       }),
     );
     const decisions: string[] = [];
     const body = await resumeThrough(url, {
-      proofTimeoutMs: 150,
+      proofTimeoutMs: 5_000,
       onDecision: (d) => decisions.push(d.outcome),
     });
     expect(body).toContain('id: 4');
     // Delayed while only the acknowledgment proved anything, then resumed by event 4.
     expect(decisions).toEqual(['delayed', 'resumed']);
+  });
+
+  test('delayed is bounded too: no event within the proof bound after the acknowledgment fails unproven (rule 7.1)', async () => {
+    const url = await serve(
+      scripted((_c, res) => {
+        res.writeHead(200, SSE).write(ack(3, 1));
+        setTimeout(() => res.end(ev(4)), 2_000); // far longer than the proof bound
+      }),
+    );
+    const decisions: string[] = [];
+    const e = await failure(
+      resumeThrough(url, { proofTimeoutMs: 150, onDecision: (d) => decisions.push(d.outcome) }),
+    );
+    expect(e?.code).toBe('unproven');
+    expect(decisions).toEqual(['delayed', 'resumption-failed']);
   });
 
   test('an acknowledgment whose floor is above cursor+1 is refused (cursor below floor)', async () => {

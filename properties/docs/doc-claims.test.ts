@@ -133,6 +133,27 @@ describe('files and sections the docs name', () => {
     expect(missing).toEqual([]);
   });
 
+  test('a doc command that reads a repository file reads one the package ships (it runs outside a clone)', () => {
+    // `check properties/corpus/NAME.jsonl` falls back to the installed package's corpus
+    // (properties/trace/cli-process.test.ts runs it from another directory); any other
+    // repository path given to a command exists only in a clone.
+    const files = (JSON.parse(read('package.json')) as { files: string[] }).files;
+    const shipped = (path: string) =>
+      files.some((f) =>
+        new RegExp(`^${f.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`).test(path),
+      );
+    const cloneOnly: string[] = [];
+    for (const page of PAGES)
+      for (const cmd of shellCommands(page)) {
+        if (!cmd.startsWith('npx mcp-resumption')) continue;
+        for (const m of cmd.matchAll(/(?:^|\s)((?:model|src|properties|docs|bench)\/[\w./-]+)/g))
+          if (!shipped(m[1]!)) cloneOnly.push(`${page}: ${cmd}`);
+      }
+    expect(cloneOnly).toEqual([]);
+    expect(shipped('properties/corpus/rule6-skip.jsonl')).toBe(true);
+    expect(shipped('properties/world/claims.test.ts')).toBe(false);
+  });
+
   test('docs/spec-changes.md: no citation without a link, no hand-typed x/12 burst figure', () => {
     const page = read('docs/spec-changes.md');
     const cited = new Set(

@@ -124,7 +124,9 @@ export class ReferenceAdapter {
         else if (p === 'reconnecting' || p === 'awaitingProof') this.fail();
         return;
       case 'PROOF_TIMEOUT':
-        if (p === 'reconnecting' || p === 'awaitingProof' || p === 'polling') this.fail();
+        // Rule 7.1: a declared floor lets the client wait only for the proof budget.
+        if (p === 'reconnecting' || p === 'awaitingProof' || p === 'polling' || p === 'delayed')
+          this.fail();
         return;
       case 'RECONNECT':
         if (!canReconnect) return;

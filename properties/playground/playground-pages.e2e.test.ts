@@ -14,7 +14,7 @@ import { openPlayground, SHOTS, type PlaygroundPage } from '../support/playgroun
 
 /** The replay command of the keepalive-is-proof kill in docs/world.md (seed 1). */
 const KEEPALIVE_IS_PROOF =
-  "npx mcp-resumption explore --seed 1 --path 157:0:0:0:0:0:0:0:0:1:3:2:2:3 --replay-path 'Y:B' --kind mixed --mutant keepalive-is-proof";
+  "npx mcp-resumption explore --seed 1 --path 879:0:0:0:0:0:2:8:0 --replay-path 'S:B' --kind mixed --mutant keepalive-is-proof";
 
 describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
   let pg: PlaygroundPage;

@@ -12,7 +12,16 @@ import {
   StreamResumptionError,
   type ContinuityGuardOptions,
 } from '../../src/runtime/index.js';
-import { hostile, note, RESULT, sse, SSE_HEADERS, type Answer, type Hostile } from './hostile.js';
+import {
+  failureOf,
+  hostile,
+  note,
+  RESULT,
+  sse,
+  SSE_HEADERS,
+  type Answer,
+  type Hostile,
+} from './hostile.js';
 import { callThrough, hasResult, notesOf, SDK_KINDS } from './sdk-clients.js';
 
 const running: Hostile[] = [];
@@ -149,15 +158,6 @@ async function resumeAlone(url: string, fetchFn: typeof fetch, cursor = '3'): Pr
   ).text();
   const res = await fetchFn(url, { method: 'GET', headers: { 'last-event-id': cursor } });
   return res.text();
-}
-
-async function failureOf(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-    return null;
-  } catch (e) {
-    return e;
-  }
 }
 
 describe('bugs 4-7 at the guard', () => {

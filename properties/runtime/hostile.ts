@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { afterEach } from 'vitest';
 
 /** One step of an answer's body. */
 export type Step =
@@ -53,6 +54,16 @@ export function note(i: number): unknown {
 
 /** The result of the scripted call (request id 1). */
 export const RESULT = { jsonrpc: '2.0', id: 1, result: { content: [] } };
+
+/** What `p` rejected with (`null`: it resolved). */
+export async function failureOf(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+    return null;
+  } catch (e) {
+    return e;
+  }
+}
 
 /** `text/event-stream` headers. */
 export const SSE_HEADERS = { 'content-type': 'text/event-stream' };
@@ -109,5 +120,25 @@ export async function hostile(
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },
+  };
+}
+
+/** The first stream of a scripted call: ids 1..3, then the server ends it before the result. */
+export const FIRST_THREE: Answer = {
+  status: 200,
+  headers: SSE_HEADERS,
+  steps: [{ write: sse(1, note(1)) + sse(2, note(2)) + sse(3, note(3)) }, { end: true }],
+};
+
+/** A `serve` for a suite: every server it starts is closed after each test. */
+export function hostileSuite(): (answer: Parameters<typeof hostile>[0]) => Promise<Hostile> {
+  const running: Hostile[] = [];
+  afterEach(async () => {
+    for (const h of running.splice(0)) await h.close();
+  });
+  return async (answer) => {
+    const h = await hostile(answer);
+    running.push(h);
+    return h;
   };
 }

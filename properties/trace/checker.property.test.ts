@@ -284,13 +284,19 @@ describe('the checker on generated traces', () => {
   });
 });
 
+/**
+ * Mutants that differ from the machine only when a proof budget runs out while delayed: the
+ * generated traces carry no `t`, so neither the checker nor the direct run has a budget there.
+ * They are killed by the corpus's budget traces (corpus.test.ts) and the lockstep differential.
+ */
+const BUDGET_ONLY = ['delayed-forever'];
+
 describe('each property kills its mutants', () => {
-  it.each(MACHINE_MUTANTS.map((m) => [m.name, m] as const))(
-    'agreement with the direct run kills %s',
-    async (_name, m) => {
-      expect(await killed(agreesWithDirectRun(m.machine))).toBe(true);
-    },
-  );
+  it.each(
+    MACHINE_MUTANTS.filter((m) => !BUDGET_ONLY.includes(m.name)).map((m) => [m.name, m] as const),
+  )('agreement with the direct run kills %s', async (_name, m) => {
+    expect(await killed(agreesWithDirectRun(m.machine))).toBe(true);
+  });
 
   it('the well-formed report property kills a machine that never settles a reconnect', async () => {
     expect(await killed(wellFormedReport(neverTimesOut))).toBe(true);

@@ -5,7 +5,9 @@
  * first chunk.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, test } from 'vitest';
 import { bundleForNode } from '../support/bundle.js';
@@ -98,3 +100,34 @@ test('the task-stream corpus (mcp-tasks) through the bundled CLI: every exit sta
     );
   }
 }, 600_000);
+
+/** Runs `check ...args` from `cwd` to the end: exit code, stdout and stderr. */
+function checkFrom(
+  cwd: string,
+  args: string[],
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'check', ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+test('outside a clone, a corpus path the docs name is read from the package (check properties/corpus/…)', async () => {
+  const elsewhere = mkdtempSync(join(tmpdir(), 'mcpr-check-'));
+  const found = await checkFrom(elsewhere, ['properties/corpus/rule6-skip.jsonl', '--json']);
+  expect(found.err).toBe('');
+  expect(found.code).toBe(0);
+  expect(JSON.parse(found.out).reconnects[0].code).toBe('skip');
+  // Only the corpus is looked up there: a missing corpus file is still a clear error.
+  const missing = await checkFrom(elsewhere, ['properties/corpus/no-such-trace.jsonl']);
+  expect(missing.code).toBe(2);
+  expect(missing.err).toMatch(/^check: cannot read properties\/corpus\/no-such-trace\.jsonl/);
+}, 60_000);

@@ -170,19 +170,63 @@ describe('the proof budget', () => {
     expect(untimed.reconnects[0]!.expected).toBe('resumed');
   });
 
-  test('a floor that covers the cursor is not pending: the budget does not touch it', async () => {
+  test('a floor that covers the cursor makes the episode delayed, for at most the budget (rule 7.1)', async () => {
+    const delayedUntil = (t: number) =>
+      checkTrace(
+        [
+          open,
+          ev(1),
+          end(),
+          rc(1, { t: 0 }),
+          ok200({ floor: 2, t: 0 }),
+          L({ type: 'keepalive', t }),
+        ],
+        { proofBudget: 5000 },
+      );
+    expect((await delayedUntil(5000)).reconnects[0]!.expected).toBe('delayed');
+    const late = (await delayedUntil(9e6)).reconnects[0]!;
+    expect(late.expected).toBe('resumption-failed');
+    expect(late.code).toBe('unproven');
+    expect(late.decidedAt).toBe(6);
+  });
+
+  test('a reconnect that closes an unproven window starts its own budget, even with the same cursor', async () => {
+    // Not a poll (the stream did not end) and not after a delayed one: the first window settles
+    // as failed, and the second reconnect's budget runs from its own line.
     const r = await checkTrace(
       [
         open,
         ev(1),
         end(),
         rc(1, { t: 0 }),
-        ok200({ floor: 2, t: 0 }),
-        L({ type: 'keepalive', t: 9e6 }),
+        ok200({ t: 0 }),
+        rc(1, { t: 3000 }),
+        ok200({ t: 3000 }),
+        L({ type: 'event', id: 2, t: 6000 }),
       ],
       { proofBudget: 5000 },
     );
-    expect(r.reconnects[0]!.expected).toBe('delayed');
+    expect(r.reconnects.map((x) => x.expected)).toEqual(['resumption-failed', 'resumed']);
+  });
+
+  test('a delayed reconnect of the same cursor goes on with the budget; another cursor does not', async () => {
+    const lines = (cursor: number) => [
+      open,
+      ev(1),
+      ev(2),
+      end(),
+      rc(1, { t: 0 }),
+      ok200({ floor: 2, t: 0 }),
+      end(3000),
+      rc(cursor, { t: 3001 }),
+      ok200({ floor: cursor + 1, t: 3002 }),
+      L({ type: 'keepalive', t: 6000 }),
+    ];
+    const same = await checkTrace(lines(1), { proofBudget: 5000 });
+    expect(same.reconnects.map((x) => x.expected)).toEqual(['delayed', 'resumption-failed']);
+    expect(same.reconnects[1]!.reason).toContain('the proof budget of 5000 ms from line 5');
+    const other = await checkTrace(lines(2), { proofBudget: 5000 });
+    expect(other.reconnects.map((x) => x.expected)).toEqual(['delayed', 'delayed']);
   });
 
   test('a t that is not a number is bad input only when the budget reads it', async () => {

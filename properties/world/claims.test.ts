@@ -30,7 +30,9 @@ describe('claims of the model client', () => {
       claim: 'NoFalseAlarm',
       kind: 'valid',
       text: 'under the conditions of validity the client never escalates',
-      minApplied: 0.9,
+      // Since rule 7.1 bounds delayed, a tool silence past P breaks proofWithinBudget with an
+      // acknowledging server too: about 88% of valid worlds hold every condition.
+      minApplied: 0.85,
     },
     {
       claim: 'Delivery',

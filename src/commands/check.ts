@@ -7,6 +7,8 @@ import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
 import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
 import { TraceChecker } from '../trace/checker.js';
 import { compileIdPattern, TraceInputError } from '../trace/format.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { forEachLine, openTraceSource } from '../trace/read.js';
 import { jsonRenderer, textRenderer, type Write } from '../trace/render.js';
 
@@ -37,7 +39,9 @@ const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern
 Checks a trace recorded from an MCP client: did it ever accept a reconnect it could not
 prove? Every reconnect is decided by the client machine (docs/model.md) on the lines between
 it and the next reconnect (its judgement window), and compared with the implementation's own
-decision. FILE is a path, or - for standard input. The trace streams: memory stays flat.
+decision. FILE is a path, or - for standard input. The trace streams: memory stays flat. A
+path under properties/corpus/ that is not in the current directory is read from the installed
+package's corpus, so the docs' reproduction commands run outside a clone too.
 
 Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "type"; "t"
 (ms) is optional everywhere; unknown fields are ignored; blank lines are skipped.
@@ -76,7 +80,8 @@ mcp-tasks reads MCP task event streams (SEP-2694 draft) instead:
   plus keepalive, idle-timeout, disconnect and decision lines as above.
 
 Expected outcome: the first of resumed, resumption-failed or session-lost that the machine
-reaches in the window; delayed if it stays delayed until the window closes; a reconnect still
+reaches in the window; delayed if it stays delayed until the window closes (with --proof-budget,
+for at most that budget from the episode's first reconnect: rule 7.1); a reconnect still
 unproven when the window closes (next reconnect, end of trace) is resumption-failed.
 Polling: when the server ends a resumed stream before any event, the next reconnect with the
 same cursor continues one episode, judged as one (delayed on an intermediate poll is ok); a
@@ -94,8 +99,9 @@ Options:
   --strict            false-alarm and misclassified are violations too
   --id-pattern REGEX  read sequence numbers out of opaque ids with a named group (?<seq>\\d+),
                       and optionally (?<stream>...): e.g. '^(?<stream>.+)_(?<seq>\\d+)$'
-  --proof-budget MS   an episode still unproven MS ms (by the lines' "t" fields) after its first
-                      reconnect has failed; default: no budget, an episode is judged when its
+  --proof-budget MS   an episode still unproven or delayed MS ms (by the lines' "t" fields) after
+                      its first reconnect has failed; a reconnect after a delayed one with the
+                      same cursor keeps that start; default: no budget, an episode is judged when its
                       window closes (a "t" that is not a number, or less than an earlier
                       line's "t", is then bad input); wins over a binding line's proofBudget
   --binding NAME      mcp-sse (default) or mcp-tasks; a trace's binding line that names another
@@ -106,6 +112,29 @@ false-alarm, misclassified); 2 bad input, one line naming the line: a line longe
 characters, invalid JSON, unknown type,
 missing or non-integer cursor or id, negative id, response or decision before any reconnect,
 unknown outcome.`;
+
+/**
+ * Where the package's corpus may be, relative to this file: `src/commands/` in a clone run from
+ * sources, `dist/src/commands/` when built or installed (the corpus sits beside `dist/`).
+ */
+const PACKAGE_ROOTS = [new URL('../../', import.meta.url), new URL('../../../', import.meta.url)];
+
+/**
+ * The docs reproduce their evidence with `check properties/corpus/NAME.jsonl`. Outside a clone
+ * that path does not exist in the current directory, but the package ships the corpus: read it
+ * from there. Any other path is read as given (a missing file is then an error that names it).
+ */
+export function corpusFallback(source: string): string {
+  if (!/^(?:\.\/)?properties\/corpus\/[\w.-]+\.jsonl$/.test(source) || existsSync(source)) {
+    return source;
+  }
+  const rel = source.replace(/^\.\//, '');
+  for (const root of PACKAGE_ROOTS) {
+    const packaged = fileURLToPath(new URL(rel, root));
+    if (existsSync(packaged)) return packaged;
+  }
+  return source;
+}
 
 /** The `check` subcommand. */
 export const checkCommand: Command = {
@@ -131,8 +160,8 @@ export const checkCommand: Command = {
         `check: expected one FILE (or - for standard input), got ${positionals.length} (see check --help)`,
       );
     }
-    const source = positionals[0] as string;
-    const label = source === '-' ? '<stdin>' : source;
+    const label = positionals[0] === '-' ? '<stdin>' : (positionals[0] as string);
+    const source = corpusFallback(positionals[0] as string);
     let idPattern: RegExp | undefined;
     if (typeof values['id-pattern'] === 'string') {
       try {

@@ -15,6 +15,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { clientMachine, PENDING_STATES, type ClientStateName } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
+import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import { StreamResumptionError } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import { engineFor, type MachineState } from '../trace/engine.js';
@@ -327,7 +328,7 @@ export function guardWith(
     const state = stateOf(track.snapshot);
     const ctx = track.snapshot.context;
     const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if (!isPending(track.snapshot)) clearTimeout(track.budget);
+    if (!isBudgeted(track.snapshot)) clearTimeout(track.budget);
     // A decision about a reconnect: taken on the reconnect itself, or while it is judged
     // (pending, or delayed until an event proves it). An escalation inside a stream already
     // accepted is a break of that stream, not a decision about its reconnect.
@@ -386,21 +387,28 @@ export function guardWith(
   };
 
   const overBudget = (track: Track, t: number) =>
-    track.reconnected && isPending(track.snapshot) && t - track.episodeT > cfg.proofTimeoutMs;
+    track.reconnected && isBudgeted(track.snapshot) && t - track.episodeT > cfg.proofTimeoutMs;
 
   /**
    * The episode's budget ran out: a held answer is fed as it is, and a stream being read is
-   * given up (a disconnect); between polls the machine's timer fires (`PROOF_TIMEOUT`).
+   * given up (a disconnect); between polls the machine's timer fires (`PROOF_TIMEOUT`), and so
+   * it does on a delayed stream (rule 7.1), which is then given up with the machine's error.
    */
   const budgetRunsOut = (track: Track): StreamResumptionError | null => {
     clearTimeout(track.budget);
     now();
     if (track.held) {
       const e = answer(track);
-      if (e || !isPending(track.snapshot)) return e;
+      if (e || !isBudgeted(track.snapshot)) return e;
     }
-    if (stateOf(track.snapshot) === 'polling') {
+    const state = stateOf(track.snapshot);
+    if (state === 'polling') {
       return decide(track, { type: 'PROOF_TIMEOUT' });
+    }
+    if (state === 'delayed') {
+      const e = decide(track, { type: 'PROOF_TIMEOUT' });
+      if (e) track.giveUp?.(e);
+      return e;
     }
     if (!isPending(track.snapshot)) return null;
     emit(track, { type: 'disconnect' });
@@ -413,7 +421,7 @@ export function guardWith(
     clearTimeout(track.budget);
     const left = Math.max(0, track.episodeT + cfg.proofTimeoutMs - now() + 1);
     track.budget = setTimeout(() => {
-      if (isPending(track.snapshot)) budgetRunsOut(track);
+      if (isBudgeted(track.snapshot)) budgetRunsOut(track);
     }, left);
     track.budget.unref?.();
   };
@@ -783,6 +791,8 @@ export function guardWith(
     // A poll (the same cursor after the server ended an unproven stream) goes on with its
     // episode and its budget; any other reconnect closes the one before and starts anew.
     const polling = stateOf(track.snapshot) === 'polling' && track.episodeCursor === lastEventId;
+    // So does the budget (not the window) after a delayed reconnect with no event since.
+    const keepsBudget = episodeGoesOn(track.snapshot) && track.episodeCursor === lastEventId;
     if (polling && overBudget(track, now())) {
       const e = budgetRunsOut(track);
       if (e) return e;
@@ -800,7 +810,7 @@ export function guardWith(
     }
     track.reconnected = true;
     const t = now();
-    if (!polling || mutant === 'budget-per-poll') track.episodeT = t;
+    if (!keepsBudget || mutant === 'budget-per-poll') track.episodeT = t;
     track.episodeCursor = lastEventId;
     const e = record(track, {
       type: 'reconnect',

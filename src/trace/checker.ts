@@ -24,6 +24,7 @@ import { isAccepting, type Outcome, type ReasonCode } from '../../model/outcomes
 import { RULE_OF } from '../../model/rules.js';
 import { bindingNamed, mcpSse, BINDING_NAMES, type Binding } from '../../model/bindings/index.js';
 import { lineReaderFor, readBindingHeader, type LineReader } from './bindings.js';
+import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import { engineFor, type Engine, type EngineName, type MachineState } from './engine.js';
 import { compileIdPattern, parseTraceLine, TraceInputError, type IdPattern } from './format.js';
 import type { TimedTraceLine, TraceLine } from './format.js';
@@ -114,6 +115,11 @@ interface OpenReconnect {
   polls: Poll[];
   /** `t` of the episode's first reconnect, when the budget is measured. */
   startT: number | undefined;
+  /**
+   * Line of the episode's first reconnect: the window's first one, or an earlier delayed
+   * reconnect of the same cursor whose budget this window goes on with (rule 7.1).
+   */
+  startLine: number;
   /** The first decisive outcome (resumed, resumption-failed, session-lost). */
   decided: Decided | null;
   /** The machine said delayed: kept unless a decisive outcome follows in the window. */
@@ -335,9 +341,14 @@ export class TraceChecker {
         if (this.continuesEpisode(poll)) {
           this.current!.polls.push(poll);
         } else {
+          // After a delayed reconnect with no event since, the same cursor goes on with the
+          // episode's budget (rule 7.1), though the delayed decision stands and is judged apart.
+          const keeps = this.keepsBudget(poll);
+          const startT = keeps ? this.current!.startT : l.t;
+          const startLine = keeps ? this.current!.startLine : line;
           this.closeWindow(line, 'the next reconnect');
           this.openStreamIfNone(line);
-          this.current = { polls: [poll], startT: l.t, decided: null, delayed: null };
+          this.current = { polls: [poll], startT, startLine, decided: null, delayed: null };
         }
         this.checkCursor(line, l.cursor, l.stream);
         this.counts.reconnects++;
@@ -383,8 +394,21 @@ export class TraceChecker {
    * resumed stream before any event) and it sends the same cursor, on the same stream.
    */
   private continuesEpisode(poll: Poll): boolean {
+    return this.snap.value === 'polling' && this.sameCursor(poll);
+  }
+
+  /**
+   * A reconnect keeps the open episode's proof budget when it continues the episode, or when
+   * the episode was delayed with no event since and it sends the same cursor (rule 7.1).
+   */
+  private keepsBudget(poll: Poll): boolean {
+    return episodeGoesOn(this.snap) && this.sameCursor(poll);
+  }
+
+  /** The reconnect sends the cursor of the open, undecided episode, on the same stream. */
+  private sameCursor(poll: Poll): boolean {
     const cur = this.current;
-    if (!cur || cur.decided || this.snap.value !== 'polling') return false;
+    if (!cur || cur.decided) return false;
     const last = cur.polls[cur.polls.length - 1]!;
     return poll.cursor === last.cursor && poll.stream === last.stream;
   }
@@ -405,11 +429,11 @@ export class TraceChecker {
     this.lastT = { t, line };
   }
 
-  /** The proof budget ran out before this line: the unproven episode has failed. */
+  /** The proof budget ran out before this line: the unproven or delayed episode has failed. */
   private checkBudget(line: number, t: number): void {
     const cur = this.current;
     if (this.budget === undefined || !cur || cur.decided || cur.startT === undefined) return;
-    if (!PENDING.includes(this.snap.value) || t - cur.startT <= this.budget) return;
+    if (!isBudgeted(this.snap) || t - cur.startT <= this.budget) return;
     cur.budgetLine = line;
     this.observe(PROOF_TIMEOUT, line);
   }
@@ -482,7 +506,7 @@ export class TraceChecker {
     let text = d.text;
     // The budget and the settling PROOF_TIMEOUT always decide: the decision is theirs.
     if (cur.budgetLine !== undefined) {
-      text += ` (the proof budget of ${this.budget} ms from line ${first.line} ran out by line ${cur.budgetLine})`;
+      text += ` (the proof budget of ${this.budget} ms from line ${cur.startLine} ran out by line ${cur.budgetLine})`;
     } else if (settles) {
       text += ` (still unproven when the judgement window closed at line ${line}: ${by})`;
     } else if (d.outcome === 'delayed') {
