@@ -493,6 +493,14 @@ export function guardWith(
       return true;
     };
 
+    /**
+     * The stream failed through another request (a later reconnect closed this one's window, or
+     * a refused GET): this body, still open, hands on nothing more.
+     */
+    const refusedElsewhere = () => {
+      if (enforce && track.failure) stop(track.failure);
+    };
+
     const parser = createParser({
       maxBufferSize: cfg.maxEventBytes,
       onError: (err) => {
@@ -508,6 +516,7 @@ export function guardWith(
         forward(`retry: ${clamped}\n\n`);
       },
       onComment: (c) => {
+        refusedElsewhere();
         if (failure) return;
         if (track.held && mutant === 'comment-ends-first-check') commentFirst = true;
         first();
@@ -516,6 +525,7 @@ export function guardWith(
         forward(`:${c}\n\n`);
       },
       onEvent: (ev) => {
+        refusedElsewhere();
         if (failure) return;
         const floor = track.held ? ackFloor(ev) : undefined;
         first(floor);

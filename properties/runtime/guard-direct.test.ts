@@ -1,0 +1,1139 @@
+/**
+ * The guard driven directly, without a network: a scripted `fetch` (./scripted-fetch.ts) answers
+ * each request with a body the test feeds chunk by chunk, and fake timers stand in for the
+ * clock where a bound is at stake. Each test asserts what a user relies on: what reaches the
+ * application, the error raised (its code and outcome), the decisions reported and the trace
+ * recorded. These are the tests `npm run mutation:runtime` runs against the guard (milliseconds
+ * each); the loopback suites beside them (real SDK clients, the differential property) show the
+ * same rules end to end.
+ */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
+import {
+  continuityGuard,
+  defaultIdReader,
+  GuardCapacityError,
+  idReaderFromPattern,
+  inspectGuard,
+  StreamResumptionError,
+  type ContinuityGuardOptions,
+  type GuardDecision,
+} from '../../src/runtime/index.js';
+import { REPLAY_ACK_METHOD } from '../../src/runtime/continuity-store.js';
+import {
+  ev,
+  readAll,
+  scriptedFetch,
+  sseResponse,
+  wire,
+  type Reply,
+  type Sent,
+} from './scripted-fetch.js';
+
+const URL_ = 'http://127.0.0.1:9/mcp';
+const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } });
+const RESULT = { jsonrpc: '2.0', id: 1, result: { content: [] } };
+
+/** A replay acknowledgment for cursor `after` with floor `floor`. */
+function ack(after: number, floor: unknown): string {
+  const params = { stream: 's', after, floor, head: after + 5 };
+  return `data: ${JSON.stringify({ jsonrpc: '2.0', method: REPLAY_ACK_METHOD, params })}\n\n`;
+}
+
+/** A guard over scripted answers, with everything it reports collected. */
+function guard(answer: (sent: Sent, n: number) => Reply, options: ContinuityGuardOptions = {}) {
+  const scripted = scriptedFetch(answer);
+  const failures: StreamResumptionError[] = [];
+  const decisions: GuardDecision[] = [];
+  const trace: Record<string, unknown>[] = [];
+  const f = continuityGuard(scripted.fetch, {
+    onFailure: (e) => failures.push(e),
+    onDecision: (d) => decisions.push(d),
+    onTrace: (line, stream) => {
+      const { t, ...rest } = line;
+      expect(t).toBeTypeOf('number');
+      trace.push({ track: stream, ...rest });
+    },
+    ...options,
+  });
+  const post = (body: string = CALL) => f(URL_, { method: 'POST', body });
+  const get = (cursor?: string) =>
+    f(URL_, { method: 'GET', headers: cursor === undefined ? {} : { 'last-event-id': cursor } });
+  const state = () => inspectGuard(f)!;
+  return { f, sent: scripted.sent, failures, decisions, trace, post, get, state };
+}
+
+/** The error a promise rejects with (it must reject). */
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => expect.unreachable('resolved'),
+    (e: unknown) => e,
+  );
+}
+
+function codeOf(e: unknown): string | undefined {
+  return e instanceof StreamResumptionError ? e.code : undefined;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('id readers', () => {
+  test('defaultIdReader reads ContinuityEventStore ids and plain decimals up to 15 digits', () => {
+    expect(defaultIdReader('ab1-s2-34')).toEqual({ seq: 34, stream: 'ab1-s2' });
+    expect(defaultIdReader('7')).toEqual({ seq: 7 });
+    expect(defaultIdReader('123456789012345')).toEqual({ seq: 123456789012345 });
+    expect(defaultIdReader('1234567890123456')).toBeNull();
+    expect(defaultIdReader('x7')).toBeNull();
+    expect(defaultIdReader('7x')).toBeNull();
+    expect(defaultIdReader('')).toBeNull();
+  });
+
+  test('idReaderFromPattern reads seq (and stream when the pattern has it); anything else is unreadable', () => {
+    const withStream = idReaderFromPattern(/^(?<stream>s\d+)-(?<seq>\w+)$/);
+    expect(withStream('s1-5')).toEqual({ seq: 5, stream: 's1' });
+    expect(withStream('s1-x5')).toBeNull();
+    expect(withStream('s1-5x')).toBeNull();
+    expect(withStream('s1-1234567890123456')).toBeNull();
+    expect(withStream('nope')).toBeNull();
+    const seqOnly = idReaderFromPattern(/^e(?<seq>\d+)$/);
+    expect(seqOnly('e9')).toEqual({ seq: 9 });
+    expect(Object.keys(seqOnly('e9')!)).toEqual(['seq']);
+    expect(idReaderFromPattern(/^(?<n>\d+)$/)('5')).toBeNull();
+  });
+});
+
+describe('inspectGuard and the capacity error', () => {
+  test('inspectGuard answers for a guard only', () => {
+    expect(inspectGuard(fetch)).toBeNull();
+    expect(guard(() => sseResponse('')).state()).toEqual({
+      streams: 0,
+      failed: 0,
+      owed: 0,
+      pending: 0,
+    });
+  });
+
+  test('GuardCapacityError names the bound and says nothing was sent', () => {
+    const e = new GuardCapacityError(3);
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe('GuardCapacityError');
+    expect(e.maxStreams).toBe(3);
+    expect(e.message).toBe(
+      'continuityGuard: already following maxStreams (3) streams; the request was refused before it was sent',
+    );
+  });
+});
+
+describe('a first stream', () => {
+  test('a gap-free stream reaches the application as sent, is traced, and is freed when its response arrives', async () => {
+    const g = guard(() =>
+      sseResponse('event: note\n' + ev(1) + ev(2, { a: 'x\ny' }) + ev(3, RESULT)),
+    );
+    const res = await g.post();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(g.state()).toMatchObject({ streams: 1 });
+    const { text, error } = await readAll(res);
+    expect(error).toBeNull();
+    expect(text).toBe(
+      'event: note\nid: 1\ndata: {"n":1}\n\n' +
+        'id: 2\ndata: {"a":"x\\ny"}\n\n' +
+        `id: 3\ndata: ${JSON.stringify(RESULT)}\n\n`,
+    );
+    expect(g.trace).toEqual([
+      { track: 1, type: 'open', status: 200 },
+      { track: 1, type: 'event', id: 1 },
+      { track: 1, type: 'event', id: 2 },
+      { track: 1, type: 'event', id: 3 },
+      { track: 1, type: 'end' },
+    ]);
+    expect(g.failures).toEqual([]);
+    expect(g.decisions).toEqual([]);
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test('multi-line data is forwarded as one event with its lines', async () => {
+    const g = guard(() => sseResponse('id: 1\ndata: a\ndata: b\n\n'));
+    expect((await readAll(await g.post())).text).toBe('id: 1\ndata: a\ndata: b\n\n');
+  });
+
+  test('a gap inside the first stream errors it with break: nothing after the gap is handed on', async () => {
+    const g = guard(() => sseResponse(ev(1) + ev(2) + ev(4) + ev(5, RESULT)));
+    const { text, error } = await readAll(await g.post());
+    expect(codeOf(error)).toBe('break');
+    expect((error as StreamResumptionError).outcome).toBe('resumption-failed');
+    expect(text).not.toContain('id: 4');
+    expect(text).not.toContain('"result"');
+    expect(g.failures.map((e) => e.code)).toEqual(['break']);
+    // A break inside an accepted stream is no decision about a reconnect.
+    expect(g.decisions).toEqual([]);
+  });
+
+  test('a non-SSE answer to a POST, a 202 and other methods pass through untouched and unfollowed', async () => {
+    const g = guard((s) =>
+      s.method === 'POST'
+        ? new Response('{"jsonrpc":"2.0","id":1,"result":{}}', {
+            headers: { 'content-type': 'application/json' },
+          })
+        : s.method === 'DELETE'
+          ? new Response(null, { status: 204 })
+          : sseResponse(ev(1)),
+    );
+    expect(await (await g.post()).text()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}');
+    expect((await g.f(URL_, { method: 'delete' })).status).toBe(204);
+    expect(g.sent.map((s) => s.method)).toEqual(['POST', 'DELETE']);
+    expect(g.trace).toEqual([]);
+    expect(g.state().streams).toBe(0);
+  });
+
+  test('a POST answered with an SSE error status is not followed', async () => {
+    const g = guard(() => sseResponse(ev(1), { status: 500 }));
+    expect((await g.post()).status).toBe(500);
+    expect(g.trace).toEqual([]);
+  });
+
+  test('a 200 SSE POST without a body is handed on as it is', async () => {
+    const g = guard(() => sseResponse(null));
+    const res = await g.post();
+    expect(res.body).toBeNull();
+    expect(g.state().streams).toBe(0);
+  });
+
+  test('the method and headers of a Request object are read', async () => {
+    const g = guard((s) => (s.lastEventId ? sseResponse(ev(2, RESULT)) : sseResponse(ev(1))));
+    await readAll(
+      await g.f(new Request(URL_, { method: 'POST', body: CALL, headers: { a: 'b' } })),
+    );
+    const res = await g.f(new Request(URL_, { headers: { 'last-event-id': '1' } }));
+    expect((await readAll(res)).text).toContain('"result"');
+    expect(g.sent[1]).toMatchObject({ method: 'GET', lastEventId: '1', redirect: 'manual' });
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+  });
+
+  test('a comment is forwarded and traced as a keepalive; retry is clamped on its way', async () => {
+    const g = guard(
+      () =>
+        sseResponse(': ping\n\nretry: 0\n\nretry: 1000000000000\n\nretry: 500\n\n' + ev(1, RESULT)),
+      { minRetryMs: 100, maxRetryMs: 1000 },
+    );
+    const { text } = await readAll(await g.post());
+    expect(text).toBe(
+      ':ping\n\nretry: 100\n\nretry: 1000\n\nretry: 500\n\n' +
+        `id: 1\ndata: ${JSON.stringify(RESULT)}\n\n`,
+    );
+    expect(g.trace).toEqual([
+      { track: 1, type: 'open', status: 200 },
+      { track: 1, type: 'keepalive' },
+      { track: 1, type: 'event', id: 1 },
+      { track: 1, type: 'end' },
+    ]);
+  });
+
+  test('an event larger than maxEventBytes errors the stream, before its end arrives', async () => {
+    const w = wire(ev(1), `id: 2\ndata: ${'x'.repeat(100)}`);
+    const g = guard(() => sseResponse(w), { maxEventBytes: 64 });
+    const { text, error } = await readAll(await g.post());
+    expect(text).toBe(ev(1));
+    expect((error as Error).message).toBe('SSE event larger than 64 bytes');
+    expect(w.cancelled).toBe(true);
+  });
+
+  test('an event of many short data lines is bounded by the parser at maxEventBytes', async () => {
+    const w = wire(ev(1) + 'id: 2\n' + 'data: xxxxxxxx\n'.repeat(20));
+    const g = guard(() => sseResponse(w), { maxEventBytes: 64 });
+    const { text, error } = await readAll(await g.post());
+    expect(text).toBe(ev(1));
+    expect((error as Error).message).toBe('SSE event larger than 64 bytes');
+  });
+
+  test('an event split across many chunks (inside its UTF-8 too) is judged once, whole', async () => {
+    const w = wire();
+    const g = guard(() => sseResponse(w));
+    const res = await g.post();
+    const bytes = new TextEncoder().encode(ev(1, { s: 'é😀' }) + ev(2, RESULT));
+    const reading = readAll(res);
+    for (let i = 0; i < bytes.length; i++) w.push(bytes.subarray(i, i + 1));
+    w.end();
+    const { text, error } = await reading;
+    expect(error).toBeNull();
+    expect(text).toBe(ev(1, { s: 'é😀' }) + ev(2, RESULT));
+  });
+});
+
+/** A first stream of events 1..3 cut short, then `resume` answers every GET. */
+function interrupted(
+  resume: (sent: Sent, n: number) => Reply,
+  options: ContinuityGuardOptions = {},
+) {
+  return guard(
+    (s, n) => (s.method === 'POST' ? sseResponse(ev(1) + ev(2) + ev(3)) : resume(s, n)),
+    options,
+  );
+}
+
+describe('a resume (GET with Last-Event-ID)', () => {
+  test('the successor proves it: resumed, forwarded, traced; the completed stream is freed', async () => {
+    const g = interrupted(() => sseResponse(ev(4) + ev(5, RESULT)));
+    await readAll(await g.post());
+    expect(g.state()).toEqual({ streams: 1, failed: 0, owed: 1, pending: 0 });
+    const res = await g.get('3');
+    expect(g.sent[1]).toMatchObject({ method: 'GET', lastEventId: '3', redirect: 'manual' });
+    expect(g.state()).toMatchObject({ owed: 0, pending: 1 });
+    const { text, error } = await readAll(res);
+    expect(error).toBeNull();
+    expect(text).toBe(ev(4) + ev(5, RESULT));
+    expect(g.decisions).toEqual([
+      {
+        outcome: 'resumed',
+        reason: { code: 'successor', text: expect.any(String) },
+        cursor: '3',
+      },
+    ]);
+    expect(g.trace.slice(5)).toEqual([
+      { track: 1, type: 'reconnect', cursor: 3 },
+      { track: 1, type: 'response', status: 200 },
+      { track: 1, type: 'event', id: 4 },
+      { track: 1, type: 'decision', outcome: 'resumed' },
+      { track: 1, type: 'event', id: 5 },
+      { track: 1, type: 'end' },
+    ]);
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test.each([
+    ['a skip', ev(6) + ev(7, RESULT), 'skip'],
+    ['a rewind', ev(3) + ev(4, RESULT), 'rewind'],
+    ['id-less data first', ev(null) + ev(4, RESULT), 'unproven-data'],
+    ['a keepalive, then a skip', ': keepalive\n\n' + ev(6, RESULT), 'skip'],
+    ['an id-only block that skips', 'id: 6\n\n' + ev(7, RESULT), 'skip'],
+  ])(
+    '%s is refused: the body errors, nothing after the cursor reaches the application',
+    async (_n, body, code) => {
+      const g = interrupted(() => sseResponse(body));
+      await readAll(await g.post());
+      const { text, error } = await readAll(await g.get('3'));
+      expect(codeOf(error)).toBe(code);
+      expect(text).not.toMatch(/id: [4-9]|"result"|data: \{"n":null\}/);
+      expect(g.failures.map((e) => e.code)).toEqual([code]);
+      expect(g.decisions.map((d) => d.outcome)).toEqual(['resumption-failed']);
+      expect(g.trace.at(-1)).toEqual({ track: 1, type: 'decision', outcome: 'resumption-failed' });
+      expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0, pending: 0 });
+    },
+  );
+
+  test('an id-only block at the successor proves it, forwarded as a priming event', async () => {
+    const g = interrupted(() => sseResponse('id: 4\n\n' + ev(5, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(error).toBeNull();
+    expect(text).toBe('id: 4\ndata: \n\n' + ev(5, RESULT));
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+  });
+
+  test('after a refusal every later GET of that stream is refused with the first error, before it is sent', async () => {
+    const g = interrupted(() => sseResponse(ev(6)));
+    await readAll(await g.post());
+    const first = (await readAll(await g.get('3'))).error;
+    expect(codeOf(first)).toBe('skip');
+    const sentBefore = g.sent.length;
+    expect(await rejection(g.get('3'))).toBe(first);
+    // Without the cursor too (the SDK's retry drops it): rule 0, and the same error.
+    expect(await rejection(g.get())).toBe(first);
+    expect(g.sent.length).toBe(sentBefore);
+    expect(g.trace.slice(-4)).toEqual([
+      { track: 1, type: 'reconnect', cursor: 3 },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { track: 1, type: 'reconnect', cursor: null },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+    expect(g.failures).toHaveLength(1);
+  });
+
+  test('the re-issue of the failed call frees its stream; another call or a notification does not', async () => {
+    const g = interrupted(() => sseResponse(ev(6)));
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    expect(g.state()).toMatchObject({ streams: 1, failed: 1 });
+    const other = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'y' },
+    });
+    await readAll(await g.post(other));
+    await readAll(await g.post('{"jsonrpc":"2.0","method":"notifications/x"}'));
+    await readAll(await g.post('not json'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await rejection(g.get());
+    // The same call again, with a fresh progress token and request id: the stream is free.
+    const again = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'x', _meta: { progressToken: 7 } },
+    });
+    await readAll(await g.post(again));
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+
+  test('an initialize (a new session) frees every failed stream', async () => {
+    const g = interrupted(() => sseResponse(ev(6)));
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: {} });
+    await readAll(await g.post(init));
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+
+  test.each([
+    [404, 'session-gone', 'session-lost'],
+    [410, 'session-gone', 'session-lost'],
+    [500, 'bad-status', 'resumption-failed'],
+    [403, 'bad-status', 'resumption-failed'],
+  ])('a %i answer rejects the fetch (%s, %s)', async (status, code, outcome) => {
+    const w = wire(ev(4));
+    const g = interrupted(() => sseResponse(w, { status }));
+    await readAll(await g.post());
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe(code);
+    expect((e as StreamResumptionError).outcome).toBe(outcome);
+    expect(w.cancelled).toBe(true);
+    expect(g.trace.slice(-2)).toEqual([
+      { track: 1, type: 'response', status },
+      { track: 1, type: 'decision', outcome },
+    ]);
+  });
+
+  test.each([
+    [
+      'a 307',
+      () => new Response(null, { status: 307, headers: { location: 'http://127.0.0.1:8/' } }),
+      307,
+    ],
+    ['a 300', () => new Response(null, { status: 300 }), 300],
+    [
+      'a redirect fetch followed anyway',
+      () => {
+        const r = sseResponse(ev(4) + ev(5, RESULT));
+        Object.defineProperty(r, 'redirected', { value: true });
+        return r;
+      },
+      0,
+    ],
+    [
+      'an opaque redirect',
+      () => {
+        const r = sseResponse(ev(4));
+        Object.defineProperty(r, 'type', { value: 'opaqueredirect' });
+        return r;
+      },
+      0,
+    ],
+  ])('%s proves nothing (rule 3): refused, recorded with its status', async (_n, reply, status) => {
+    const g = interrupted(() => reply());
+    await readAll(await g.post());
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('bad-status');
+    expect(g.trace.slice(-2)).toEqual([
+      { track: 1, type: 'response', status, redirect: true },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test.each([['text/html'], ['application/json'], [null], ['text/event-streamx']])(
+    'a 200 with content type %s proves nothing: refused unproven, its body never read',
+    async (type) => {
+      const w = wire(ev(4) + ev(5, RESULT));
+      const g = interrupted(() =>
+        sseResponse(w, { headers: type === null ? {} : { 'content-type': type } }),
+      );
+      await readAll(await g.post());
+      const e = await rejection(g.get('3'));
+      expect(codeOf(e)).toBe('unproven');
+      expect(w.cancelled).toBe(true);
+      expect(g.trace.slice(-4)).toEqual([
+        { track: 1, type: 'reconnect', cursor: 3 },
+        {
+          track: 1,
+          type: 'response',
+          status: 200,
+          contentType: type === null ? null : type,
+        },
+        { track: 1, type: 'disconnect' },
+        { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      ]);
+    },
+  );
+
+  test('a 200 SSE resume with no body proves nothing', async () => {
+    const g = interrupted(() => sseResponse(null));
+    await readAll(await g.post());
+    expect(codeOf(await rejection(g.get('3')))).toBe('unproven');
+  });
+
+  test('content types are compared loosely: parameters, case and spaces', async () => {
+    for (const type of ['text/event-stream; charset=utf-8', ' TEXT/Event-Stream ']) {
+      const g = interrupted(() =>
+        sseResponse(ev(4, RESULT), { headers: { 'content-type': type } }),
+      );
+      await readAll(await g.post());
+      expect((await readAll(await g.get('3'))).error).toBeNull();
+    }
+  });
+
+  test('an acknowledgment whose floor covers the cursor: delayed, then resumed by the successor', async () => {
+    const w = wire(ack(3, 2));
+    const g = interrupted(() => sseResponse(w));
+    await readAll(await g.post());
+    const res = await g.get('3');
+    const reading = readAll(res);
+    await vi.waitFor(() => expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed']));
+    expect(g.decisions[0]!.reason?.code).toBe('floor-covers');
+    w.push(ev(4, RESULT));
+    w.end();
+    const { text, error } = await reading;
+    expect(error).toBeNull();
+    expect(text.startsWith(ack(3, 2).replace('data: ', 'data: '))).toBe(true);
+    expect(text).toContain(`id: 4\ndata: ${JSON.stringify(RESULT)}`);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+    expect(g.trace.filter((l) => l.type === 'response')).toEqual([
+      { track: 1, type: 'response', status: 200, floor: 2 },
+    ]);
+  });
+
+  test('an acknowledgment whose floor is above the successor is refused (cursor-below-floor)', async () => {
+    const g = interrupted(() => sseResponse(ack(3, 9) + ev(9, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(codeOf(error)).toBe('cursor-below-floor');
+    expect(text).not.toContain('"result"');
+  });
+
+  test.each([
+    ['a floor that is no integer', ack(3, 2.5)],
+    ['a floor that is a string', ack(3, '2')],
+    ['an acknowledgment with an id', 'id: 9\n' + ack(3, 2)],
+    ['another notification', 'data: {"jsonrpc":"2.0","method":"x","params":{"floor":2}}\n\n'],
+  ])('%s is no acknowledgment: it proves nothing', async (_n, first) => {
+    const g = interrupted(() => sseResponse(first + ev(5, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(codeOf(error)).toBeDefined();
+    expect(text).not.toContain('"result"');
+  });
+
+  test('a resumed stream that ends with no proof is unproven, then polled (the same cursor)', async () => {
+    const g = interrupted((_s, n) =>
+      n === 1 ? sseResponse(': k\n\n') : sseResponse(ev(4, RESULT)),
+    );
+    await readAll(await g.post());
+    const empty = await readAll(await g.get('3'));
+    expect(empty).toEqual({ text: ':k\n\n', error: null });
+    // MCP 2025-11-25: the server may end the stream; the poll is delayed, not failed.
+    expect(g.trace.slice(-1)).toEqual([{ track: 1, type: 'decision', outcome: 'delayed' }]);
+    expect(g.state()).toMatchObject({ owed: 1 });
+    const { text, error } = await readAll(await g.get('3'));
+    expect(error).toBeNull();
+    expect(text).toBe(ev(4, RESULT));
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+    expect(g.state().streams).toBe(0);
+  });
+
+  test('a broken connection before any proof is unproven: the body errors with the guard error', async () => {
+    const w = wire(': k\n\n');
+    const g = interrupted(() => sseResponse(w));
+    await readAll(await g.post());
+    const res = await g.get('3');
+    const reading = readAll(res);
+    w.reset();
+    const { error } = await reading;
+    expect(codeOf(error)).toBe('unproven');
+  });
+
+  test('a reconnect after a resumed one continues from the cursor it was given', async () => {
+    const g = interrupted((_s, n) => (n === 1 ? sseResponse(ev(4)) : sseResponse(ev(5, RESULT))));
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    const { text } = await readAll(await g.get('4'));
+    expect(text).toBe(ev(5, RESULT));
+    expect(g.decisions.map((d) => [d.outcome, d.cursor])).toEqual([
+      ['resumed', '3'],
+      ['resumed', '4'],
+    ]);
+  });
+});
+
+describe('GETs without Last-Event-ID', () => {
+  test('a reconnect that drops the cursor of an interrupted stream is refused (cursor-dropped, rule 0)', async () => {
+    const g = interrupted(() => sseResponse(ev(4, RESULT)));
+    await readAll(await g.post());
+    const e = await rejection(g.get());
+    expect(codeOf(e)).toBe('cursor-dropped');
+    expect(g.sent).toHaveLength(1);
+    expect(g.trace.slice(-2)).toEqual([
+      { track: 1, type: 'reconnect', cursor: null },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+    // And the stream is failed: its cursor is refused too.
+    expect(await rejection(g.get('3'))).toBe(e);
+  });
+
+  test('the standalone stream: it reconnects without a cursor while it has none, and is followed anew', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(': k\n\n' + ev(null, { a: 1 })) : sseResponse(ev(1) + ev(2)),
+    );
+    expect((await readAll(await g.get())).text).toBe(':k\n\n' + ev(null, { a: 1 }));
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    expect((await readAll(await g.get())).text).toBe(ev(1) + ev(2));
+    expect(g.sent.map((s) => s.redirect)).toEqual(['manual', 'manual']);
+    expect(g.failures).toEqual([]);
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    // Once it holds an id, a reconnect without one has dropped it.
+    expect(codeOf(await rejection(g.get()))).toBe('cursor-dropped');
+  });
+
+  test('a 200 GET that is not SSE is refused: the SDK would read it as SSE', async () => {
+    const w = wire(ev(1) + ev(2));
+    const g = guard(() => sseResponse(w, { headers: { 'content-type': 'text/html' } }));
+    const e = await rejection(g.get());
+    expect((e as Error).message).toBe(
+      'continuityGuard: a GET answered 200 with content type "text/html" is not an SSE stream; refused',
+    );
+    expect(w.cancelled).toBe(true);
+    const g2 = guard(() => sseResponse(null, { headers: {} }));
+    expect(((await rejection(g2.get())) as Error).message).toContain('content type ""');
+  });
+
+  test('a GET answered 405 (no standalone stream) is handed on, unfollowed', async () => {
+    const g = guard(() => new Response(null, { status: 405 }));
+    expect((await g.get()).status).toBe(405);
+    expect(g.state().streams).toBe(0);
+  });
+});
+
+describe('cursors and ids the guard cannot read', () => {
+  test('a cursor the guard never saw: followed from what it claims, judged as any resume', async () => {
+    const g = guard(() => sseResponse(ev(8, RESULT)));
+    const { text, error } = await readAll(await g.get('7'));
+    expect(error).toBeNull();
+    expect(text).toBe(ev(8, RESULT));
+    expect(g.trace.slice(0, 3)).toEqual([
+      { track: 1, type: 'open', status: 200, unseen: true },
+      { track: 1, type: 'event', id: 7, unseen: true },
+      { track: 1, type: 'reconnect', cursor: 7 },
+    ]);
+    const g2 = guard(() => sseResponse(ev('e-s2-9')));
+    const skip = await readAll(await g2.get('e-s1-7'));
+    expect(codeOf(skip.error)).toBe('cross-stream');
+    expect(g2.trace[1]).toEqual({ track: 1, type: 'event', id: 7, stream: 'e-s1', unseen: true });
+  });
+
+  test('an unreadable cursor is refused before it is sent (unproven)', async () => {
+    const g = guard(() => sseResponse(ev(1)));
+    const e = await rejection(g.get('abc'));
+    expect(codeOf(e)).toBe('unproven');
+    expect((e as Error).message).toBe(
+      'cursor "abc" carries no readable sequence: continuity cannot be proven',
+    );
+    expect(g.sent).toHaveLength(0);
+    expect(g.failures).toEqual([e]);
+    expect(g.trace).toEqual([{ track: 1, type: 'open', status: 200, unseen: true }]);
+    expect(g.state()).toMatchObject({ failed: 1 });
+    expect(await rejection(g.get('abc'))).toBe(e);
+  });
+
+  test('opaque ids on a first stream pass as keepalives; a resume from one is refused', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev('a_1') + ev('a_2')) : sseResponse(ev('a_3')),
+    );
+    expect((await readAll(await g.post())).text).toBe(ev('a_1') + ev('a_2'));
+    expect(g.trace.slice(1, 3)).toEqual([
+      { track: 1, type: 'keepalive', opaqueId: 'a_1' },
+      { track: 1, type: 'keepalive', opaqueId: 'a_2' },
+    ]);
+    expect(codeOf(await rejection(g.get('a_2')))).toBe('unproven');
+    expect(g.sent).toHaveLength(1);
+  });
+
+  test('an opaque id on a resumed stream is refused with what it is', async () => {
+    const g = interrupted(() => sseResponse(ev('zz') + ev(5, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(codeOf(error)).toBe('unproven');
+    expect((error as Error).message).toBe(
+      'event id "zz" carries no readable sequence: continuity cannot be proven',
+    );
+    expect(text).not.toContain('zz');
+    expect(g.failures).toEqual([error]);
+  });
+
+  test('id-less data on a first stream: a later reconnect cannot be proven (idless-data)', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1) + ev(null, { a: 1 })) : sseResponse(ev(2, RESULT)),
+    );
+    expect((await readAll(await g.post())).text).toBe(ev(1) + ev(null, { a: 1 }));
+    expect(g.trace[2]).toEqual({ track: 1, type: 'event' });
+    expect(codeOf(await rejection(g.get('1')))).toBe('idless-data');
+    expect(g.sent).toHaveLength(1);
+  });
+});
+
+describe('observe only (enforce: false)', () => {
+  test('a skip reaches the application, is reported, and no decision line is recorded', async () => {
+    const g = interrupted(() => sseResponse(ev(6) + ev(7, RESULT)), { enforce: false });
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(error).toBeNull();
+    expect(text).toBe(ev(6) + ev(7, RESULT));
+    expect(g.failures.map((e) => e.code)).toEqual(['skip']);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumption-failed']);
+    // What a bare client decides: any 200 resumes.
+    expect(g.trace.slice(5, 8)).toEqual([
+      { track: 1, type: 'reconnect', cursor: 3 },
+      { track: 1, type: 'response', status: 200 },
+      { track: 1, type: 'decision', outcome: 'resumed' },
+    ]);
+    expect(g.trace.filter((l) => l.type === 'decision')).toHaveLength(1);
+    expect(g.state().failed).toBe(0);
+  });
+
+  test('a 404, a non-SSE 200 and an unreadable cursor or id are handed on, reported', async () => {
+    const g = interrupted(
+      (_s, n) =>
+        n === 1
+          ? sseResponse(ev(4), { status: 404 })
+          : n === 2
+            ? sseResponse(ev(4), { headers: { 'content-type': 'text/html' } })
+            : sseResponse(ev('zz')),
+      { enforce: false },
+    );
+    await readAll(await g.post());
+    expect((await g.get('3')).status).toBe(404);
+    expect(g.trace.slice(-2)).toEqual([
+      { track: 1, type: 'response', status: 404 },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+    expect((await readAll(await g.get('3'))).text).toBe(ev(4));
+    expect(await readAll(await g.get('3'))).toEqual({ text: ev('zz'), error: null });
+    expect(g.trace.at(-2)).toEqual({ track: 1, type: 'keepalive', opaqueId: 'zz' });
+    const h = guard(() => sseResponse(ev(1)), { enforce: false });
+    expect((await readAll(await h.get('abc'))).text).toBe(ev(1));
+    expect(h.failures.map((e) => e.code)).toEqual(['unproven']);
+    expect(g.failures.map((e) => e.code)).toEqual(['session-gone', 'unproven']);
+  });
+});
+
+describe('the machine decides', () => {
+  test('with the accept-any-200 mutant machine the skip goes through: the guard adds no rule of its own', async () => {
+    const mutant = MACHINE_MUTANTS.find((m) => m.name === 'accept-any-200')!;
+    const g = interrupted(() => sseResponse(ev(6) + ev(7, RESULT)), { machine: mutant.machine });
+    await readAll(await g.post());
+    expect((await readAll(await g.get('3'))).text).toBe(ev(6) + ev(7, RESULT));
+  });
+});
+
+describe('capacity (maxStreams)', () => {
+  test('past maxStreams a request is refused before it is sent; a freed stream makes room', async () => {
+    const w = wire(ev(1));
+    const g = guard((_s, n) => (n === 0 ? sseResponse(w) : sseResponse(ev(1, RESULT))), {
+      maxStreams: 1,
+    });
+    const open = await g.post();
+    const e = await rejection(g.post());
+    expect(e).toBeInstanceOf(GuardCapacityError);
+    expect(await rejection(g.get('9'))).toBeInstanceOf(GuardCapacityError);
+    expect(g.sent).toHaveLength(1);
+    w.push(ev(2, RESULT));
+    w.end();
+    await readAll(open);
+    expect((await readAll(await g.post())).text).toBe(ev(1, RESULT));
+  });
+
+  test('a request waiting for its headers holds a place', async () => {
+    let answer!: (r: Response) => void;
+    const g = guard(
+      (_s, n) => (n === 0 ? new Promise<Response>((r) => (answer = r)) : sseResponse('')),
+      { maxStreams: 1 },
+    );
+    const first = g.post();
+    await Promise.resolve();
+    expect(await rejection(g.post())).toBeInstanceOf(GuardCapacityError);
+    answer(new Response(null, { status: 202 }));
+    expect((await first).status).toBe(202);
+    // Its place is given back once its headers came.
+    expect((await g.post()).status).toBe(200);
+  });
+
+  test('a failed fetch gives its place back', async () => {
+    let n = 0;
+    const f = continuityGuard(
+      (async () => {
+        if (n++ === 0) throw new TypeError('fetch failed');
+        return sseResponse('');
+      }) as typeof fetch,
+      { maxStreams: 1 },
+    );
+    await expect(f(URL_, { method: 'POST', body: CALL })).rejects.toThrow('fetch failed');
+    expect((await f(URL_, { method: 'POST', body: CALL })).status).toBe(200);
+  });
+});
+
+/** Fake clock and timers (the guard reads `Date.now()` and sets timeouts); real microtasks. */
+function fakeClock() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.setSystemTime(1_000_000);
+  return (ms: number) => vi.advanceTimersByTimeAsync(ms);
+}
+
+describe('the proof budget (per episode, from its first reconnect)', () => {
+  test('a resume still unproven when the budget runs out fails unproven: the held body errors', async () => {
+    const tick = fakeClock();
+    const w = wire(': k\n\n');
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(100);
+    expect(g.failures).toEqual([]);
+    await tick(2);
+    const { text, error } = await reading;
+    expect(codeOf(error)).toBe('unproven');
+    expect(text).not.toContain('id:');
+    expect(w.cancelled).toBe(true);
+    expect(g.state()).toMatchObject({ failed: 1, pending: 0 });
+    expect(g.trace.slice(-2)).toEqual([
+      { track: 1, type: 'disconnect' },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('a 200 whose body has said nothing by the end of the budget fails (no answer in time)', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(102);
+    const { error } = await reading;
+    // The held 200 counts from when it is fed, after the budget: no answer in time (rule 1).
+    expect(codeOf(error)).toBe('no-response');
+    expect(g.trace.slice(-3)).toEqual([
+      { track: 1, type: 'reconnect', cursor: 3 },
+      { track: 1, type: 'disconnect' },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('an event that comes after the budget, before the timer ran, is judged late: refused', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(10);
+    vi.setSystemTime(Date.now() + 500); // the clock moves on; the timer has not run yet
+    w.push(ev(4, RESULT));
+    const { text, error } = await reading;
+    expect(codeOf(error)).toBe('no-response');
+    expect(text).toBe('');
+  });
+
+  test('a reconnect made long after the POST is judged from the reconnect: a replay 50 ms behind its 200 is resumed', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    await tick(500);
+    const reading = readAll(await g.get('3'));
+    await tick(50);
+    w.push(ev(4, RESULT));
+    w.end();
+    expect(await reading).toEqual({ text: ev(4, RESULT), error: null });
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+  });
+
+  test('the headers of a resume that come after the budget ran out are refused', async () => {
+    const tick = fakeClock();
+    const w = wire(ev(4, RESULT));
+    let answer!: (r: Response) => void;
+    const g = interrupted(() => new Promise<Response>((r) => (answer = r)), {
+      proofTimeoutMs: 50,
+      responseTimeoutMs: 1_000,
+    });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await tick(52);
+    expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
+    answer(sseResponse(w));
+    expect(await resumed).toBe(g.failures[0]);
+    expect(w.cancelled).toBe(true);
+  });
+
+  test('empty polls share the episode budget: a poll after it ran out is refused, and so is every later one', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => sseResponse(': k\n\n'), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    for (let i = 0; i < 3; i++) {
+      expect((await readAll(await g.get('3'))).error).toBeNull();
+      await tick(30);
+    }
+    expect(g.failures).toEqual([]);
+    await tick(20);
+    expect(g.failures.map((e) => e.code)).toEqual(['unproven']);
+    expect(g.trace.at(-1)).toEqual({ track: 1, type: 'decision', outcome: 'resumption-failed' });
+    expect(await rejection(g.get('3'))).toBe(g.failures[0]);
+    expect(g.sent).toHaveLength(4);
+  });
+
+  test('a poll that comes after the budget, before the timer ran, is refused before it is sent', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => sseResponse(': k\n\n'), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    await tick(10);
+    vi.setSystemTime(Date.now() + 200);
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('unproven');
+    expect(g.sent).toHaveLength(2);
+  });
+
+  test('a poll that proves, within the budget, resumes', async () => {
+    const tick = fakeClock();
+    const g = interrupted(
+      (_s, n) => (n < 3 ? sseResponse(': k\n\n') : sseResponse(ev(4, RESULT))),
+      {
+        proofTimeoutMs: 100,
+      },
+    );
+    await readAll(await g.post());
+    for (let i = 0; i < 2; i++) {
+      await readAll(await g.get('3'));
+      await tick(40);
+    }
+    expect(await readAll(await g.get('3'))).toEqual({ text: ev(4, RESULT), error: null });
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+    await tick(500);
+    expect(g.failures).toEqual([]);
+  });
+
+  test('a second reconnect while one is still judged closes its window: still unproven then, it failed', async () => {
+    fakeClock();
+    const w = wire(': k\n\n');
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 10_000 });
+    await readAll(await g.post());
+    const first = readAll(await g.get('3'));
+    await vi.waitFor(() => expect(g.trace.at(-1)).toEqual({ track: 1, type: 'keepalive' }));
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('unproven');
+    expect(g.sent).toHaveLength(2);
+    expect(g.failures).toEqual([e]);
+    // The first body, still open, hands on nothing more: its stream has failed.
+    w.push(ev(9, RESULT));
+    w.end();
+    expect(await first).toEqual({ text: ':k\n\n', error: e });
+  });
+
+  test('the acknowledgment stops the budget: delayed past it, then resumed', async () => {
+    const tick = fakeClock();
+    const w = wire(ack(3, 3));
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(300);
+    expect(g.failures).toEqual([]);
+    w.push(ev(4, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+  });
+});
+
+describe('bounds on waiting for headers', () => {
+  test('a resume whose headers never come fails no-response after responseTimeoutMs, and is aborted', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => 'hang', { responseTimeoutMs: 200, proofTimeoutMs: 1_000 });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await tick(201);
+    const e = await resumed;
+    expect(codeOf(e)).toBe('no-response');
+    expect(g.sent[1]!.signal?.aborted).toBe(true);
+    expect(g.trace.slice(-3)).toEqual([
+      { track: 1, type: 'reconnect', cursor: 3 },
+      { track: 1, type: 'disconnect' },
+      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test("a first stream's headers are waited for at most firstHeadersTimeoutMs, with an error naming it", async () => {
+    const tick = fakeClock();
+    const g = guard(() => 'hang', { firstHeadersTimeoutMs: 300 });
+    const posted = rejection(g.post());
+    await tick(299);
+    expect(g.sent[0]!.signal?.aborted).toBe(false);
+    await tick(2);
+    const e = (await posted) as Error;
+    expect(e.message).toBe(
+      'continuityGuard: no response headers in 300 ms (firstHeadersTimeoutMs)',
+    );
+    expect((e.cause as Error).message).toBe(
+      'no response headers in 300 ms (firstHeadersTimeoutMs)',
+    );
+    expect(g.state().streams).toBe(0);
+  });
+
+  test("firstHeadersTimeoutMs 0: no bound, and the caller's request goes out as it is", async () => {
+    const g = guard(() => sseResponse(''), { firstHeadersTimeoutMs: 0 });
+    const signal = new AbortController().signal;
+    await g.f(URL_, { method: 'POST', body: CALL, signal });
+    expect(g.sent[0]!.signal).toBe(signal);
+    expect(g.sent[0]!.redirect).toBeUndefined();
+  });
+
+  test("the caller's abort reaches the request, and its reason is the error (not the guard's)", async () => {
+    const g = guard(() => 'hang');
+    const caller = new AbortController();
+    const posted = rejection(g.f(URL_, { method: 'POST', body: CALL, signal: caller.signal }));
+    await Promise.resolve();
+    caller.abort(new Error('user gave up'));
+    expect(((await posted) as Error).message).toBe('user gave up');
+    const done = new AbortController();
+    done.abort(new Error('already'));
+    const e = await rejection(g.f(URL_, { method: 'POST', body: CALL, signal: done.signal }));
+    expect((e as Error).message).toBe('already');
+  });
+
+  test('a resume whose fetch fails for another reason is a disconnect (no-response) of a pending resume', async () => {
+    let n = 0;
+    const failures: string[] = [];
+    const f = continuityGuard(
+      (async () => {
+        if (n++ === 0) return sseResponse(ev(1) + ev(2));
+        throw new TypeError('fetch failed');
+      }) as typeof fetch,
+      { onFailure: (e) => failures.push(e.code) },
+    );
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    const e = await rejection(f(URL_, { headers: { 'last-event-id': '2' } }));
+    expect(codeOf(e)).toBe('no-response');
+    expect(failures).toEqual(['no-response']);
+  });
+});
+
+describe('the idle timer', () => {
+  test('silence on the wire errors the stream after idleTimeoutMs; the trace says idle-timeout', async () => {
+    const tick = fakeClock();
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 100 });
+    const reading = readAll(await g.post());
+    await tick(99);
+    expect(w.cancelled).toBeUndefined();
+    await tick(2);
+    const { text, error } = await reading;
+    expect(text).toBe(ev(1));
+    expect((error as Error).message).toBe('idle timeout: no bytes for 100 ms');
+    expect(w.cancelled).toBe(true);
+    expect(g.trace.slice(-2)).toEqual([
+      { track: 1, type: 'idle-timeout' },
+      { track: 1, type: 'disconnect' },
+    ]);
+    // An interrupted stream: owed a reconnect.
+    expect(g.state()).toMatchObject({ owed: 1 });
+  });
+
+  test('bytes reset the idle timer', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 100 });
+    const reading = readAll(await g.post());
+    for (let i = 1; i <= 4; i++) {
+      await tick(80);
+      w.push(ev(i));
+    }
+    w.push(ev(5, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+  });
+
+  test('an idle resumed stream that proved nothing fails unproven', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { idleTimeoutMs: 50, proofTimeoutMs: 1_000 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(51);
+    expect(codeOf((await reading).error)).toBe('unproven');
+  });
+
+  test("'network' restarts a timer that fired late (a blocked event loop); 'wall' does not", async () => {
+    for (const idleClock of ['network', 'wall'] as const) {
+      const tick = fakeClock();
+      const w = wire();
+      const g = guard(() => sseResponse(w), { idleTimeoutMs: 100, idleClock });
+      const reading = readAll(await g.post());
+      await tick(1);
+      // The event loop was blocked: the clock jumps past the timer before it can run.
+      vi.setSystemTime(Date.now() + 1_000);
+      await tick(100);
+      await new Promise((r) => setImmediate(r));
+      if (idleClock === 'network') {
+        expect(w.cancelled).toBeUndefined();
+        w.push(ev(1, RESULT));
+        w.end();
+        expect((await reading).error).toBeNull();
+      } else {
+        expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 100 ms');
+      }
+      vi.useRealTimers();
+    }
+  });
+
+  test('a timer a little late (under max(20 ms, a quarter of the timeout)) still fires', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 200 });
+    const reading = readAll(await g.post());
+    await tick(1);
+    vi.setSystemTime(Date.now() + 50);
+    await tick(200);
+    expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 200 ms');
+  });
+});
+
+describe('the application ends a body', () => {
+  test("the caller's abort cancels the source: the stream is owed a reconnect", async () => {
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w));
+    const caller = new AbortController();
+    const res = await g.f(URL_, { method: 'POST', body: CALL, signal: caller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    caller.abort(new Error('closed'));
+    await vi.waitFor(() => expect(w.cancelled).toBeInstanceOf(Error));
+    expect((w.cancelled as Error).message).toBe('closed');
+  });
+
+  test('cancelling the guarded body cancels the source with its reason, recorded as a disconnect', async () => {
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w));
+    const res = await g.post();
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.cancel('done');
+    expect(w.cancelled).toBe('done');
+    expect(g.trace.at(-1)).toEqual({ track: 1, type: 'disconnect' });
+    expect(g.state()).toMatchObject({ owed: 1 });
+  });
+
+  test('a stream broken by the network is a disconnect; a body of a resolved call is freed', async () => {
+    const w = wire(ev(1) + ev(2, RESULT));
+    const g = guard(() => sseResponse(w));
+    const reading = readAll(await g.post());
+    await vi.waitFor(() => expect(g.state().streams).toBe(0));
+    w.reset();
+    const { text, error } = await reading;
+    expect(text).toBe(ev(1) + ev(2, RESULT));
+    expect((error as Error).message).toBe('connection reset');
+  });
+});
