@@ -392,6 +392,8 @@ describe('a resume (GET with Last-Event-ID)', () => {
     [410, 'session-gone', 'session-lost'],
     [500, 'bad-status', 'resumption-failed'],
     [403, 'bad-status', 'resumption-failed'],
+    [400, 'bad-status', 'resumption-failed'],
+    [201, 'bad-status', 'resumption-failed'],
   ])('a %i answer rejects the fetch (%s, %s)', async (status, code, outcome) => {
     const w = wire(ev(4));
     const g = interrupted(() => sseResponse(w, { status }));
@@ -413,6 +415,7 @@ describe('a resume (GET with Last-Event-ID)', () => {
       307,
     ],
     ['a 300', () => new Response(null, { status: 300 }), 300],
+    ['a 399', () => new Response(null, { status: 399 }), 399],
     [
       'a redirect fetch followed anyway',
       () => {
@@ -1135,5 +1138,301 @@ describe('the application ends a body', () => {
     const { text, error } = await reading;
     expect(text).toBe(ev(1) + ev(2, RESULT));
     expect((error as Error).message).toBe('connection reset');
+  });
+});
+
+describe('what completes a call, and what names it', () => {
+  test('an error response completes the call: its stream is freed', async () => {
+    const error = { jsonrpc: '2.0', id: 1, error: { code: -1, message: 'no' } };
+    const g = guard(() => sseResponse(ev(1) + ev(2, error)));
+    await readAll(await g.post());
+    expect(g.state().streams).toBe(0);
+  });
+
+  test.each([
+    [
+      'a request from the server (an id and a method)',
+      { jsonrpc: '2.0', id: 5, method: 'sampling/createMessage', params: {} },
+    ],
+    [
+      'a notification that mentions "id"',
+      { jsonrpc: '2.0', method: 'n', params: { id: 1, result: 1 } },
+    ],
+    ['an id with no result or error', { jsonrpc: '2.0', id: 1 }],
+    ['a JSON string that is "id"', '"id"'],
+    ['text that is not JSON', '"id" result'],
+  ])('%s does not complete the call: the stream stays owed', async (_n, data) => {
+    // Strings are sent as they are (raw data lines), objects as JSON.
+    const body = typeof data === 'string' ? `id: 2\ndata: ${data}\n\n` : ev(2, data);
+    const g = guard(() => sseResponse(ev(1) + body));
+    const { error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+  });
+
+  test('a call with no params, or a body that is no string, is followed; only the same call frees a failure', async () => {
+    const bare = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const g = guard((s, n) =>
+      n === 0 ? sseResponse(ev(1)) : s.method === 'GET' ? sseResponse(ev(5)) : sseResponse(''),
+    );
+    await readAll(await g.post(bare));
+    await readAll(await g.get('1'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await g.f(URL_, { method: 'POST', body: new URLSearchParams('a=1') }));
+    await readAll(
+      await g.post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { a: 1 } })),
+    );
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(
+      await g.post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: {} })),
+    );
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+});
+
+describe('the times in the trace', () => {
+  test('each line carries its time since the guard was made; a decision, the time of the line that led to it', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const times: [string, number][] = [];
+    const scripted = scriptedFetch((s) =>
+      s.method === 'POST' ? sseResponse(ev(1)) : sseResponse(w),
+    );
+    const f = continuityGuard(scripted.fetch, {
+      onTrace: (line) => times.push([line.type, line.t]),
+    });
+    await tick(5);
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    await tick(10);
+    const reading = readAll(await f(URL_, { headers: { 'last-event-id': '1' } }));
+    await tick(20);
+    w.push(ev(2, RESULT));
+    w.end();
+    await reading;
+    expect(times).toEqual([
+      ['open', 5],
+      ['event', 5],
+      ['end', 5],
+      ['reconnect', 15],
+      ['response', 35],
+      ['event', 35],
+      ['decision', 35],
+      ['end', 35],
+    ]);
+  });
+});
+
+describe('several streams at once', () => {
+  const CALL_B = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'b' },
+  });
+  const isB = (n: number) => n === 1;
+
+  test('a failed stream leaves the others alone: the other still resumes; cursor-less GETs belong to the failed one', async () => {
+    const g = guard((s, n) => {
+      if (n === 0) return sseResponse(ev('e-s1-1') + ev('e-s1-2'));
+      if (isB(n)) return sseResponse(ev('e-s2-1'));
+      return s.lastEventId === 'e-s2-1'
+        ? sseResponse(ev('e-s2-5'))
+        : sseResponse(ev('e-s1-3', RESULT));
+    });
+    await readAll(await g.post());
+    await readAll(await g.post(CALL_B));
+    expect(g.state()).toMatchObject({ streams: 2, owed: 2 });
+    const b = await readAll(await g.get('e-s2-1'));
+    expect(codeOf(b.error)).toBe('skip');
+    expect(g.state()).toMatchObject({ streams: 2, failed: 1, owed: 1 });
+    expect(await rejection(g.get())).toBe(b.error);
+    expect(g.trace.filter((l) => l.track === 1 && l.type === 'decision')).toEqual([]);
+    const a = await readAll(await g.get('e-s1-2'));
+    expect(a.error).toBeNull();
+    expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0 });
+    // Re-issuing A's call again frees nothing of B's.
+    await readAll(await g.post());
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await g.post(CALL_B));
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+
+  test('a cursor-less GET is charged to the latest interrupted stream; the others stay owed', async () => {
+    const g = guard((_s, n) =>
+      n === 0
+        ? sseResponse(ev('e-s1-1'))
+        : isB(n)
+          ? sseResponse(ev('e-s2-1'))
+          : sseResponse(ev('e-s1-2', RESULT)),
+    );
+    await readAll(await g.post());
+    await readAll(await g.post(CALL_B));
+    expect(codeOf(await rejection(g.get()))).toBe('cursor-dropped');
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
+      { track: 2, type: 'reconnect', cursor: null },
+    ]);
+    expect(g.state()).toMatchObject({ failed: 1, owed: 1 });
+    expect((await readAll(await g.get('e-s1-1'))).error).toBeNull();
+  });
+
+  test('two streams with the same ids: each cursor names the stream that holds it last', async () => {
+    const a = wire(ev(1) + ev(2));
+    const g = guard((s, n) =>
+      n === 0
+        ? sseResponse(a)
+        : isB(n)
+          ? sseResponse(ev(1) + ev(2))
+          : sseResponse(ev(3, { b: true })),
+    );
+    const ra = readAll(await g.post());
+    await vi.waitFor(() => expect(g.trace.filter((l) => l.type === 'event')).toHaveLength(2));
+    await readAll(await g.post(CALL_B));
+    // A moves on and completes: freeing it must not forget that cursor 2 is B's.
+    a.push(ev(3, RESULT));
+    a.end();
+    await ra;
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    const rb = await readAll(await g.get('2'));
+    expect(rb.error).toBeNull();
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
+      { track: 2, type: 'reconnect', cursor: 2 },
+    ]);
+    expect(g.trace.some((l) => l.unseen)).toBe(false);
+  });
+
+  test('a completed stream forgets its cursor: a GET naming it is a cursor the guard never saw', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1) + ev(2, RESULT)) : sseResponse(ev(3, RESULT)),
+    );
+    await readAll(await g.post());
+    await readAll(await g.get('2'));
+    expect(g.trace.filter((l) => l.unseen)).toEqual([
+      { track: 2, type: 'open', status: 200, unseen: true },
+      { track: 2, type: 'event', id: 2, unseen: true },
+    ]);
+  });
+
+  test('the standalone stream beside a call: a cursor-less GET reopens the standalone one, not charged to the call', async () => {
+    const g = guard((s) =>
+      s.method === 'POST' ? sseResponse(ev('e-s1-1')) : sseResponse(': k\n\n'),
+    );
+    await readAll(await g.get());
+    await readAll(await g.post());
+    expect(g.state()).toMatchObject({ streams: 2, owed: 2 });
+    await readAll(await g.get());
+    expect(g.failures).toEqual([]);
+    expect(g.state()).toMatchObject({ streams: 2, owed: 2 });
+    // It ended again, so it is owed again: the next cursor-less GET is its too.
+    await readAll(await g.get());
+    expect(g.failures).toEqual([]);
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([]);
+  });
+});
+
+describe('more of the wire', () => {
+  test('ids with a stream: events and reconnects carry it in the trace', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev('e-s1-1') + ev('e-s1-2')) : sseResponse(ev('e-s1-3', RESULT)),
+    );
+    await readAll(await g.post());
+    expect((await readAll(await g.get('e-s1-2'))).error).toBeNull();
+    expect(g.trace.filter((l) => l.type === 'event' || l.type === 'reconnect')).toEqual([
+      { track: 1, type: 'event', id: 1, stream: 'e-s1' },
+      { track: 1, type: 'event', id: 2, stream: 'e-s1' },
+      { track: 1, type: 'reconnect', cursor: 2, stream: 'e-s1' },
+      { track: 1, type: 'event', id: 3, stream: 'e-s1' },
+    ]);
+  });
+
+  test('a resumed stream that ends at once, empty, is a poll: its 200 is fed first, then the end', async () => {
+    const g = interrupted(() => sseResponse(''));
+    await readAll(await g.post());
+    expect(await readAll(await g.get('3'))).toEqual({ text: '', error: null });
+    expect(g.trace.slice(5)).toEqual([
+      { track: 1, type: 'reconnect', cursor: 3 },
+      { track: 1, type: 'response', status: 200 },
+      { track: 1, type: 'end' },
+      { track: 1, type: 'decision', outcome: 'delayed' },
+    ]);
+    // A cursor-less GET now closes the poll's episode: still unproven, it failed.
+    expect(codeOf(await rejection(g.get()))).toBe('unproven');
+  });
+
+  test('an empty Last-Event-ID is no cursor', async () => {
+    const g = guard(() => sseResponse(': k\n\n'));
+    await readAll(await g.f(URL_, { headers: { 'last-event-id': '' } }));
+    expect(g.trace[0]).toEqual({ track: 1, type: 'open', status: 200 });
+    expect(g.sent[0]!.lastEventId).toBe('');
+  });
+
+  test('the standalone stream is not freed by a response on it before it ends', async () => {
+    const g = guard(() => sseResponse(ev(null, RESULT)));
+    await readAll(await g.get());
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    // With an id, it is followed until it ends (a cursor-less reconnect may still come), then
+    // forgotten: nothing is owed on it.
+    const w = wire(ev(1, RESULT));
+    const h = guard(() => sseResponse(w));
+    const reading = readAll(await h.get());
+    await vi.waitFor(() => expect(h.trace).toHaveLength(2));
+    expect(h.state()).toMatchObject({ streams: 1 });
+    w.end();
+    await reading;
+    expect(h.state()).toMatchObject({ streams: 0 });
+  });
+
+  test('the bound on the headers ends with them: a long body is never aborted by it', async () => {
+    const tick = fakeClock();
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w), { firstHeadersTimeoutMs: 100 });
+    const caller = new AbortController();
+    const reading = readAll(await g.f(URL_, { method: 'POST', body: CALL, signal: caller.signal }));
+    await tick(500);
+    expect(g.sent[0]!.signal?.aborted).toBe(false);
+    w.push(ev(2, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+    // The caller's later abort is not forwarded to the finished header wait either.
+    caller.abort();
+    expect(g.sent[0]!.signal?.aborted).toBe(false);
+  });
+
+  test("'network' restarts the idle timer when it fires more than a quarter of the timeout late", async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 100 });
+    const reading = readAll(await g.post());
+    await tick(1);
+    vi.setSystemTime(Date.now() + 60);
+    await tick(100);
+    await new Promise((r) => setImmediate(r));
+    expect(w.cancelled).toBeUndefined();
+    w.push(ev(1, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+  });
+
+  test('a timer 15 ms late on a short timeout (under the 20 ms floor) still fires', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 40 });
+    const reading = readAll(await g.post());
+    await tick(1);
+    vi.setSystemTime(Date.now() + 15);
+    await tick(40);
+    expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 40 ms');
+  });
+
+  test('a resume whose headers come after the budget and after the failure: the plain error of the bound', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => 'hang', { proofTimeoutMs: 50, responseTimeoutMs: 200 });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await tick(60);
+    expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
+    await tick(200);
+    const e = (await resumed) as Error;
+    expect(e.message).toBe('continuityGuard: no answer in 200 ms');
+    expect(g.failures).toHaveLength(1);
   });
 });

@@ -487,10 +487,8 @@ export function guardWith(
     const forward = (text: string) => out.push(text);
 
     /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
-    const first = (floor?: number): boolean => {
-      if (!track.held) return false;
-      stop(answer(track, floor));
-      return true;
+    const first = (floor?: number) => {
+      if (track.held) stop(answer(track, floor));
     };
 
     /**
