@@ -21,6 +21,11 @@ import {
 } from '../../src/runtime/index.js';
 import { REPLAY_ACK_METHOD } from '../../src/runtime/continuity-store.js';
 import {
+  GUARD_MUTANTS,
+  mutantGuard,
+  type GuardMutantName,
+} from '../../src/runtime/guard-mutants.js';
+import {
   ev,
   readAll,
   scriptedFetch,
@@ -41,12 +46,19 @@ function ack(after: number, floor: unknown): string {
 }
 
 /** A guard over scripted answers, with everything it reports collected. */
-function guard(answer: (sent: Sent, n: number) => Reply, options: ContinuityGuardOptions = {}) {
+function guard(
+  answer: (sent: Sent, n: number) => Reply,
+  options: ContinuityGuardOptions = {},
+  mutant?: GuardMutantName,
+) {
   const scripted = scriptedFetch(answer);
   const failures: StreamResumptionError[] = [];
   const decisions: GuardDecision[] = [];
   const trace: Record<string, unknown>[] = [];
-  const f = continuityGuard(scripted.fetch, {
+  const build = mutant
+    ? (fn: typeof fetch, o: ContinuityGuardOptions) => mutantGuard(fn, o, mutant)
+    : continuityGuard;
+  const f = build(scripted.fetch, {
     onFailure: (e) => failures.push(e),
     onDecision: (d) => decisions.push(d),
     onTrace: (line, stream) => {
@@ -266,10 +278,12 @@ describe('a first stream', () => {
 function interrupted(
   resume: (sent: Sent, n: number) => Reply,
   options: ContinuityGuardOptions = {},
+  mutant?: GuardMutantName,
 ) {
   return guard(
     (s, n) => (s.method === 'POST' ? sseResponse(ev(1) + ev(2) + ev(3)) : resume(s, n)),
     options,
+    mutant,
   );
 }
 
@@ -1434,5 +1448,96 @@ describe('more of the wire', () => {
     const e = (await resumed) as Error;
     expect(e.message).toBe('continuityGuard: no answer in 200 ms');
     expect(g.failures).toHaveLength(1);
+  });
+});
+
+/**
+ * Each guard mutant (src/runtime/guard-mutants.ts) against this suite: one scripted case per
+ * mutant that the guard passes and the mutant fails, so that the fast suite, not only the
+ * loopback differential property, tells each bug of issue 16 apart.
+ */
+describe('the fast suite tells every guard mutant from the guard', () => {
+  const SKIP_AFTER_REFUSAL = async (m?: GuardMutantName) => {
+    const g = interrupted((_s, n) => sseResponse(n === 1 ? ev(6) : ev(9, RESULT)), {}, m);
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    return (await g.get().then(readAll, (e: unknown) => ({ text: '', error: e }))).text;
+  };
+  const cases: Record<GuardMutantName, (m?: GuardMutantName) => Promise<unknown>> = {
+    'non-sse-unjudged': async (m) => {
+      const g = interrupted(
+        () => sseResponse(ev(9, RESULT), { headers: { 'content-type': 'text/html' } }),
+        {},
+        m,
+      );
+      await readAll(await g.post());
+      const resumed = await g.get('3').then(readAll, () => null);
+      const h = guard(
+        () => sseResponse(ev(1), { headers: { 'content-type': 'text/plain' } }),
+        {},
+        m,
+      );
+      const plain = await h.get().then(readAll, () => null);
+      return [resumed?.text ?? null, plain?.text ?? null];
+    },
+    'cursorless-retry-is-new': SKIP_AFTER_REFUSAL,
+    'comment-ends-first-check': async (m) => {
+      const g = interrupted(() => sseResponse(': k\n\n' + ev(6, RESULT)), {}, m);
+      await readAll(await g.post());
+      return (await readAll(await g.get('3'))).text;
+    },
+    'budget-per-poll': async (m) => {
+      const tick = fakeClock();
+      const g = interrupted(() => sseResponse(': k\n\n'), { proofTimeoutMs: 100 }, m);
+      await readAll(await g.post());
+      for (let i = 0; i < 3; i++) {
+        await g.get('3').then(readAll, () => null);
+        await tick(45);
+      }
+      return g.failures.map((e) => e.code);
+    },
+    'follows-redirects': async (m) => {
+      const g = interrupted(
+        () => {
+          const r = sseResponse(ev(4, RESULT));
+          Object.defineProperty(r, 'redirected', { value: true });
+          return r;
+        },
+        {},
+        m,
+      );
+      await readAll(await g.post());
+      const resumed = await g.get('3').then(readAll, () => null);
+      const h = guard(() => sseResponse(''), {}, m);
+      await readAll(await h.get());
+      return [resumed?.text ?? null, g.sent[1]!.redirect, h.sent[0]!.redirect];
+    },
+    'retry-unclamped': async (m) => {
+      const g = guard(() => sseResponse('retry: 0\n\n'), {}, m);
+      return (await readAll(await g.post())).text;
+    },
+    'keeps-completed-streams': async (m) => {
+      const g = guard(() => sseResponse(ev(1, RESULT)), {}, m);
+      await readAll(await g.post());
+      return g.state().streams;
+    },
+  };
+
+  test.each(GUARD_MUTANTS.map((m) => [m.name] as const))('%s', async (name) => {
+    const guarded = await cases[name]();
+    vi.useRealTimers();
+    const mutated = await cases[name](name);
+    expect(mutated).not.toEqual(guarded);
+  });
+
+  test('what the guard itself does in those cases', async () => {
+    expect(await cases['non-sse-unjudged']()).toEqual([null, null]);
+    expect(await SKIP_AFTER_REFUSAL()).toBe('');
+    expect(await cases['comment-ends-first-check']()).toBe(':k\n\n');
+    expect(await cases['budget-per-poll']()).toEqual(['unproven']);
+    vi.useRealTimers();
+    expect(await cases['follows-redirects']()).toEqual([null, 'manual', 'manual']);
+    expect(await cases['retry-unclamped']()).toBe('retry: 250\n\n');
+    expect(await cases['keeps-completed-streams']()).toBe(0);
   });
 });

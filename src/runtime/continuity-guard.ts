@@ -314,7 +314,7 @@ export function guardWith(
   const emit = (track: Track, line: Record<string, unknown>, t?: number) => {
     if (!options.onTrace) return;
     const at = t ?? (line.type === 'decision' ? lastT : now());
-    options.onTrace?.({ ...line, t: at } as GuardTraceLine, track.id);
+    options.onTrace({ ...line, t: at } as GuardTraceLine, track.id);
   };
 
   /**
@@ -459,7 +459,7 @@ export function guardWith(
       cursor,
       ...(stream ? { stream } : {}),
     });
-    if (isPending(track.snapshot)) track.snapshot = settle(track.snapshot);
+    track.snapshot = settle(track.snapshot);
     // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
     // cursor); the error raised stays the stream's first one.
     emit(track, {
@@ -883,14 +883,8 @@ export function guardWith(
         `continuityGuard: a GET answered 200 with content type ${JSON.stringify(type)} is not an SSE stream; refused`,
       );
     }
-    if (
-      (method !== 'POST' && method !== 'GET') ||
-      response.status !== 200 ||
-      !isSse ||
-      !response.body
-    ) {
-      return response;
-    }
+    // (Only POSTs and GETs come here: other methods are passed through by `guarded`.)
+    if (response.status !== 200 || !isSse || !response.body) return response;
     const track = newTrack(call);
     track.plain = plain;
     record(track, { type: 'open', status: 200 });
@@ -918,8 +912,9 @@ export function guardWith(
       const track = known ?? unseen(lastEventId);
       const e = reconnect(track, lastEventId);
       if (e) throw e;
-      if (track.failure === null || !enforce) return resume(track, input, init);
-      throw track.failure;
+      // A reconnect that failed the stream returned its error (failures are only set when
+      // enforcing); and `resume` refuses a track failed while the headers were on their way.
+      return resume(track, input, init);
     }
     // A GET without Last-Event-ID.
     const lastFailed = mutant === 'cursorless-retry-is-new' ? undefined : failed[failed.length - 1];
