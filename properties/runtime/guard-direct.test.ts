@@ -18,6 +18,7 @@ import {
   StreamResumptionError,
   type ContinuityGuardOptions,
   type GuardDecision,
+  type GuardTraceLine,
 } from '../../src/runtime/index.js';
 import { REPLAY_ACK_METHOD } from '../../src/runtime/continuity-store.js';
 import {
@@ -62,9 +63,10 @@ function guard(
     onFailure: (e) => failures.push(e),
     onDecision: (d) => decisions.push(d),
     onTrace: (line, stream) => {
-      const { t, ...rest } = line;
+      // `stream` is the guard's stream number; an id's own stream is kept as `of`.
+      const { t, stream: of, ...rest } = line as GuardTraceLine & { stream?: string };
       expect(t).toBeTypeOf('number');
-      trace.push({ track: stream, ...rest });
+      trace.push({ stream, ...rest, ...(of === undefined ? {} : { of }) });
     },
     ...options,
   });
@@ -155,11 +157,11 @@ describe('a first stream', () => {
         `id: 3\ndata: ${JSON.stringify(RESULT)}\n\n`,
     );
     expect(g.trace).toEqual([
-      { track: 1, type: 'open', status: 200 },
-      { track: 1, type: 'event', id: 1 },
-      { track: 1, type: 'event', id: 2 },
-      { track: 1, type: 'event', id: 3 },
-      { track: 1, type: 'end' },
+      { stream: 1, type: 'open', status: 200 },
+      { stream: 1, type: 'event', id: 1 },
+      { stream: 1, type: 'event', id: 2 },
+      { stream: 1, type: 'event', id: 3 },
+      { stream: 1, type: 'end' },
     ]);
     expect(g.failures).toEqual([]);
     expect(g.decisions).toEqual([]);
@@ -236,10 +238,10 @@ describe('a first stream', () => {
         `id: 1\ndata: ${JSON.stringify(RESULT)}\n\n`,
     );
     expect(g.trace).toEqual([
-      { track: 1, type: 'open', status: 200 },
-      { track: 1, type: 'keepalive' },
-      { track: 1, type: 'event', id: 1 },
-      { track: 1, type: 'end' },
+      { stream: 1, type: 'open', status: 200 },
+      { stream: 1, type: 'keepalive' },
+      { stream: 1, type: 'event', id: 1 },
+      { stream: 1, type: 'end' },
     ]);
   });
 
@@ -306,12 +308,12 @@ describe('a resume (GET with Last-Event-ID)', () => {
       },
     ]);
     expect(g.trace.slice(5)).toEqual([
-      { track: 1, type: 'reconnect', cursor: 3 },
-      { track: 1, type: 'response', status: 200 },
-      { track: 1, type: 'event', id: 4 },
-      { track: 1, type: 'decision', outcome: 'resumed' },
-      { track: 1, type: 'event', id: 5 },
-      { track: 1, type: 'end' },
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'event', id: 4 },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
+      { stream: 1, type: 'event', id: 5 },
+      { stream: 1, type: 'end' },
     ]);
     expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
   });
@@ -332,7 +334,7 @@ describe('a resume (GET with Last-Event-ID)', () => {
       expect(text).not.toMatch(/id: [4-9]|"result"|data: \{"n":null\}/);
       expect(g.failures.map((e) => e.code)).toEqual([code]);
       expect(g.decisions.map((d) => d.outcome)).toEqual(['resumption-failed']);
-      expect(g.trace.at(-1)).toEqual({ track: 1, type: 'decision', outcome: 'resumption-failed' });
+      expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'decision', outcome: 'resumption-failed' });
       expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0, pending: 0 });
     },
   );
@@ -357,10 +359,10 @@ describe('a resume (GET with Last-Event-ID)', () => {
     expect(await rejection(g.get())).toBe(first);
     expect(g.sent.length).toBe(sentBefore);
     expect(g.trace.slice(-4)).toEqual([
-      { track: 1, type: 'reconnect', cursor: 3 },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
-      { track: 1, type: 'reconnect', cursor: null },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'reconnect', cursor: null },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
     expect(g.failures).toHaveLength(1);
   });
@@ -417,8 +419,8 @@ describe('a resume (GET with Last-Event-ID)', () => {
     expect((e as StreamResumptionError).outcome).toBe(outcome);
     expect(w.cancelled).toBe(true);
     expect(g.trace.slice(-2)).toEqual([
-      { track: 1, type: 'response', status },
-      { track: 1, type: 'decision', outcome },
+      { stream: 1, type: 'response', status },
+      { stream: 1, type: 'decision', outcome },
     ]);
   });
 
@@ -454,8 +456,8 @@ describe('a resume (GET with Last-Event-ID)', () => {
     const e = await rejection(g.get('3'));
     expect(codeOf(e)).toBe('bad-status');
     expect(g.trace.slice(-2)).toEqual([
-      { track: 1, type: 'response', status, redirect: true },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'response', status, redirect: true },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
   });
 
@@ -471,15 +473,15 @@ describe('a resume (GET with Last-Event-ID)', () => {
       expect(codeOf(e)).toBe('unproven');
       expect(w.cancelled).toBe(true);
       expect(g.trace.slice(-4)).toEqual([
-        { track: 1, type: 'reconnect', cursor: 3 },
+        { stream: 1, type: 'reconnect', cursor: 3 },
         {
-          track: 1,
+          stream: 1,
           type: 'response',
           status: 200,
           contentType: type === null ? null : type,
         },
-        { track: 1, type: 'disconnect' },
-        { track: 1, type: 'decision', outcome: 'resumption-failed' },
+        { stream: 1, type: 'disconnect' },
+        { stream: 1, type: 'decision', outcome: 'resumption-failed' },
       ]);
     },
   );
@@ -516,7 +518,7 @@ describe('a resume (GET with Last-Event-ID)', () => {
     expect(text).toContain(`id: 4\ndata: ${JSON.stringify(RESULT)}`);
     expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
     expect(g.trace.filter((l) => l.type === 'response')).toEqual([
-      { track: 1, type: 'response', status: 200, floor: 2 },
+      { stream: 1, type: 'response', status: 200, floor: 2 },
     ]);
   });
 
@@ -549,7 +551,7 @@ describe('a resume (GET with Last-Event-ID)', () => {
     const empty = await readAll(await g.get('3'));
     expect(empty).toEqual({ text: ':k\n\n', error: null });
     // MCP 2025-11-25: the server may end the stream; the poll is delayed, not failed.
-    expect(g.trace.slice(-1)).toEqual([{ track: 1, type: 'decision', outcome: 'delayed' }]);
+    expect(g.trace.slice(-1)).toEqual([{ stream: 1, type: 'decision', outcome: 'delayed' }]);
     expect(g.state()).toMatchObject({ owed: 1 });
     const { text, error } = await readAll(await g.get('3'));
     expect(error).toBeNull();
@@ -590,8 +592,8 @@ describe('GETs without Last-Event-ID', () => {
     expect(codeOf(e)).toBe('cursor-dropped');
     expect(g.sent).toHaveLength(1);
     expect(g.trace.slice(-2)).toEqual([
-      { track: 1, type: 'reconnect', cursor: null },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'reconnect', cursor: null },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
     // And the stream is failed: its cursor is refused too.
     expect(await rejection(g.get('3'))).toBe(e);
@@ -637,14 +639,14 @@ describe('cursors and ids the guard cannot read', () => {
     expect(error).toBeNull();
     expect(text).toBe(ev(8, RESULT));
     expect(g.trace.slice(0, 3)).toEqual([
-      { track: 1, type: 'open', status: 200, unseen: true },
-      { track: 1, type: 'event', id: 7, unseen: true },
-      { track: 1, type: 'reconnect', cursor: 7 },
+      { stream: 1, type: 'open', status: 200, unseen: true },
+      { stream: 1, type: 'event', id: 7, unseen: true },
+      { stream: 1, type: 'reconnect', cursor: 7 },
     ]);
     const g2 = guard(() => sseResponse(ev('e-s2-9')));
     const skip = await readAll(await g2.get('e-s1-7'));
     expect(codeOf(skip.error)).toBe('cross-stream');
-    expect(g2.trace[1]).toEqual({ track: 1, type: 'event', id: 7, stream: 'e-s1', unseen: true });
+    expect(g2.trace[1]).toEqual({ stream: 1, type: 'event', id: 7, of: 'e-s1', unseen: true });
   });
 
   test('an unreadable cursor is refused before it is sent (unproven)', async () => {
@@ -656,7 +658,7 @@ describe('cursors and ids the guard cannot read', () => {
     );
     expect(g.sent).toHaveLength(0);
     expect(g.failures).toEqual([e]);
-    expect(g.trace).toEqual([{ track: 1, type: 'open', status: 200, unseen: true }]);
+    expect(g.trace).toEqual([{ stream: 1, type: 'open', status: 200, unseen: true }]);
     expect(g.state()).toMatchObject({ failed: 1 });
     expect(await rejection(g.get('abc'))).toBe(e);
   });
@@ -667,8 +669,8 @@ describe('cursors and ids the guard cannot read', () => {
     );
     expect((await readAll(await g.post())).text).toBe(ev('a_1') + ev('a_2'));
     expect(g.trace.slice(1, 3)).toEqual([
-      { track: 1, type: 'keepalive', opaqueId: 'a_1' },
-      { track: 1, type: 'keepalive', opaqueId: 'a_2' },
+      { stream: 1, type: 'keepalive', opaqueId: 'a_1' },
+      { stream: 1, type: 'keepalive', opaqueId: 'a_2' },
     ]);
     expect(codeOf(await rejection(g.get('a_2')))).toBe('unproven');
     expect(g.sent).toHaveLength(1);
@@ -691,7 +693,7 @@ describe('cursors and ids the guard cannot read', () => {
       n === 0 ? sseResponse(ev(1) + ev(null, { a: 1 })) : sseResponse(ev(2, RESULT)),
     );
     expect((await readAll(await g.post())).text).toBe(ev(1) + ev(null, { a: 1 }));
-    expect(g.trace[2]).toEqual({ track: 1, type: 'event' });
+    expect(g.trace[2]).toEqual({ stream: 1, type: 'event' });
     expect(codeOf(await rejection(g.get('1')))).toBe('idless-data');
     expect(g.sent).toHaveLength(1);
   });
@@ -708,9 +710,9 @@ describe('observe only (enforce: false)', () => {
     expect(g.decisions.map((d) => d.outcome)).toEqual(['resumption-failed']);
     // What a bare client decides: any 200 resumes.
     expect(g.trace.slice(5, 8)).toEqual([
-      { track: 1, type: 'reconnect', cursor: 3 },
-      { track: 1, type: 'response', status: 200 },
-      { track: 1, type: 'decision', outcome: 'resumed' },
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
     ]);
     expect(g.trace.filter((l) => l.type === 'decision')).toHaveLength(1);
     expect(g.state().failed).toBe(0);
@@ -729,12 +731,12 @@ describe('observe only (enforce: false)', () => {
     await readAll(await g.post());
     expect((await g.get('3')).status).toBe(404);
     expect(g.trace.slice(-2)).toEqual([
-      { track: 1, type: 'response', status: 404 },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'response', status: 404 },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
     expect((await readAll(await g.get('3'))).text).toBe(ev(4));
     expect(await readAll(await g.get('3'))).toEqual({ text: ev('zz'), error: null });
-    expect(g.trace.at(-2)).toEqual({ track: 1, type: 'keepalive', opaqueId: 'zz' });
+    expect(g.trace.at(-2)).toEqual({ stream: 1, type: 'keepalive', opaqueId: 'zz' });
     const h = guard(() => sseResponse(ev(1)), { enforce: false });
     expect((await readAll(await h.get('abc'))).text).toBe(ev(1));
     expect(h.failures.map((e) => e.code)).toEqual(['unproven']);
@@ -820,8 +822,8 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     expect(w.cancelled).toBe(true);
     expect(g.state()).toMatchObject({ failed: 1, pending: 0 });
     expect(g.trace.slice(-2)).toEqual([
-      { track: 1, type: 'disconnect' },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
   });
 
@@ -836,9 +838,9 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     // The held 200 counts from when it is fed, after the budget: no answer in time (rule 1).
     expect(codeOf(error)).toBe('no-response');
     expect(g.trace.slice(-3)).toEqual([
-      { track: 1, type: 'reconnect', cursor: 3 },
-      { track: 1, type: 'disconnect' },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
   });
 
@@ -898,7 +900,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     expect(g.failures).toEqual([]);
     await tick(20);
     expect(g.failures.map((e) => e.code)).toEqual(['unproven']);
-    expect(g.trace.at(-1)).toEqual({ track: 1, type: 'decision', outcome: 'resumption-failed' });
+    expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'decision', outcome: 'resumption-failed' });
     expect(await rejection(g.get('3'))).toBe(g.failures[0]);
     expect(g.sent).toHaveLength(4);
   });
@@ -940,7 +942,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 10_000 });
     await readAll(await g.post());
     const first = readAll(await g.get('3'));
-    await vi.waitFor(() => expect(g.trace.at(-1)).toEqual({ track: 1, type: 'keepalive' }));
+    await vi.waitFor(() => expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'keepalive' }));
     const e = await rejection(g.get('3'));
     expect(codeOf(e)).toBe('unproven');
     expect(g.sent).toHaveLength(2);
@@ -977,9 +979,9 @@ describe('bounds on waiting for headers', () => {
     expect(codeOf(e)).toBe('no-response');
     expect(g.sent[1]!.signal?.aborted).toBe(true);
     expect(g.trace.slice(-3)).toEqual([
-      { track: 1, type: 'reconnect', cursor: 3 },
-      { track: 1, type: 'disconnect' },
-      { track: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
   });
 
@@ -1052,8 +1054,8 @@ describe('the idle timer', () => {
     expect((error as Error).message).toBe('idle timeout: no bytes for 100 ms');
     expect(w.cancelled).toBe(true);
     expect(g.trace.slice(-2)).toEqual([
-      { track: 1, type: 'idle-timeout' },
-      { track: 1, type: 'disconnect' },
+      { stream: 1, type: 'idle-timeout' },
+      { stream: 1, type: 'disconnect' },
     ]);
     // An interrupted stream: owed a reconnect.
     expect(g.state()).toMatchObject({ owed: 1 });
@@ -1139,7 +1141,7 @@ describe('the application ends a body', () => {
     await reader.read();
     await reader.cancel('done');
     expect(w.cancelled).toBe('done');
-    expect(g.trace.at(-1)).toEqual({ track: 1, type: 'disconnect' });
+    expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'disconnect' });
     expect(g.state()).toMatchObject({ owed: 1 });
   });
 
@@ -1260,7 +1262,7 @@ describe('several streams at once', () => {
     expect(codeOf(b.error)).toBe('skip');
     expect(g.state()).toMatchObject({ streams: 2, failed: 1, owed: 1 });
     expect(await rejection(g.get())).toBe(b.error);
-    expect(g.trace.filter((l) => l.track === 1 && l.type === 'decision')).toEqual([]);
+    expect(g.trace.filter((l) => l.stream === 1 && l.type === 'decision')).toEqual([]);
     const a = await readAll(await g.get('e-s1-2'));
     expect(a.error).toBeNull();
     expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0 });
@@ -1283,7 +1285,7 @@ describe('several streams at once', () => {
     await readAll(await g.post(CALL_B));
     expect(codeOf(await rejection(g.get()))).toBe('cursor-dropped');
     expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
-      { track: 2, type: 'reconnect', cursor: null },
+      { stream: 2, type: 'reconnect', cursor: null },
     ]);
     expect(g.state()).toMatchObject({ failed: 1, owed: 1 });
     expect((await readAll(await g.get('e-s1-1'))).error).toBeNull();
@@ -1309,7 +1311,7 @@ describe('several streams at once', () => {
     const rb = await readAll(await g.get('2'));
     expect(rb.error).toBeNull();
     expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
-      { track: 2, type: 'reconnect', cursor: 2 },
+      { stream: 2, type: 'reconnect', cursor: 2 },
     ]);
     expect(g.trace.some((l) => l.unseen)).toBe(false);
   });
@@ -1321,8 +1323,8 @@ describe('several streams at once', () => {
     await readAll(await g.post());
     await readAll(await g.get('2'));
     expect(g.trace.filter((l) => l.unseen)).toEqual([
-      { track: 2, type: 'open', status: 200, unseen: true },
-      { track: 2, type: 'event', id: 2, unseen: true },
+      { stream: 2, type: 'open', status: 200, unseen: true },
+      { stream: 2, type: 'event', id: 2, unseen: true },
     ]);
   });
 
@@ -1351,10 +1353,10 @@ describe('more of the wire', () => {
     await readAll(await g.post());
     expect((await readAll(await g.get('e-s1-2'))).error).toBeNull();
     expect(g.trace.filter((l) => l.type === 'event' || l.type === 'reconnect')).toEqual([
-      { track: 1, type: 'event', id: 1, stream: 'e-s1' },
-      { track: 1, type: 'event', id: 2, stream: 'e-s1' },
-      { track: 1, type: 'reconnect', cursor: 2, stream: 'e-s1' },
-      { track: 1, type: 'event', id: 3, stream: 'e-s1' },
+      { stream: 1, type: 'event', id: 1, of: 'e-s1' },
+      { stream: 1, type: 'event', id: 2, of: 'e-s1' },
+      { stream: 1, type: 'reconnect', cursor: 2, of: 'e-s1' },
+      { stream: 1, type: 'event', id: 3, of: 'e-s1' },
     ]);
   });
 
@@ -1363,10 +1365,10 @@ describe('more of the wire', () => {
     await readAll(await g.post());
     expect(await readAll(await g.get('3'))).toEqual({ text: '', error: null });
     expect(g.trace.slice(5)).toEqual([
-      { track: 1, type: 'reconnect', cursor: 3 },
-      { track: 1, type: 'response', status: 200 },
-      { track: 1, type: 'end' },
-      { track: 1, type: 'decision', outcome: 'delayed' },
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'end' },
+      { stream: 1, type: 'decision', outcome: 'delayed' },
     ]);
     // A cursor-less GET now closes the poll's episode: still unproven, it failed.
     expect(codeOf(await rejection(g.get()))).toBe('unproven');
@@ -1375,7 +1377,7 @@ describe('more of the wire', () => {
   test('an empty Last-Event-ID is no cursor', async () => {
     const g = guard(() => sseResponse(': k\n\n'));
     await readAll(await g.f(URL_, { headers: { 'last-event-id': '' } }));
-    expect(g.trace[0]).toEqual({ track: 1, type: 'open', status: 200 });
+    expect(g.trace[0]).toEqual({ stream: 1, type: 'open', status: 200 });
     expect(g.sent[0]!.lastEventId).toBe('');
   });
 
