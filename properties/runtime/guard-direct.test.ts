@@ -107,6 +107,7 @@ describe('id readers', () => {
   test('idReaderFromPattern reads seq (and stream when the pattern has it); anything else is unreadable', () => {
     const withStream = idReaderFromPattern(/^(?<stream>s\d+)-(?<seq>\w+)$/);
     expect(withStream('s1-5')).toEqual({ seq: 5, stream: 's1' });
+    expect(withStream('s1-123456789012345')).toEqual({ seq: 123456789012345, stream: 's1' });
     expect(withStream('s1-x5')).toBeNull();
     expect(withStream('s1-5x')).toBeNull();
     expect(withStream('s1-1234567890123456')).toBeNull();
@@ -115,6 +116,8 @@ describe('id readers', () => {
     expect(seqOnly('e9')).toEqual({ seq: 9 });
     expect(Object.keys(seqOnly('e9')!)).toEqual(['seq']);
     expect(idReaderFromPattern(/^(?<n>\d+)$/)('5')).toBeNull();
+    // A pattern without groups reads nothing (and does not throw).
+    expect(idReaderFromPattern(/^\d+$/)('5')).toBeNull();
   });
 });
 
@@ -461,7 +464,14 @@ describe('a resume (GET with Last-Event-ID)', () => {
     ]);
   });
 
-  test.each([['text/html'], ['application/json'], [null], ['text/event-streamx']])(
+  test.each([
+    ['text/html'],
+    ['application/json'],
+    [null],
+    ['text/event-streamx'],
+    ['xtext/event-stream'],
+    ['x text/event-stream'],
+  ])(
     'a 200 with content type %s proves nothing: refused unproven, its body never read',
     async (type) => {
       const w = wire(ev(4) + ev(5, RESULT));
@@ -535,12 +545,15 @@ describe('a resume (GET with Last-Event-ID)', () => {
     ['a floor that is a string', ack(3, '2')],
     ['an acknowledgment with an id', 'id: 9\n' + ack(3, 2)],
     ['another notification', 'data: {"jsonrpc":"2.0","method":"x","params":{"floor":2}}\n\n'],
-  ])('%s is no acknowledgment: it proves nothing', async (_n, first) => {
-    const g = interrupted(() => sseResponse(first + ev(5, RESULT)));
+  ])('%s is no acknowledgment: id-less data before any proof is refused', async (_n, first) => {
+    const g = interrupted(() => sseResponse(first + ev(4, RESULT)));
     await readAll(await g.post());
     const { text, error } = await readAll(await g.get('3'));
-    expect(codeOf(error)).toBeDefined();
+    expect(codeOf(error)).toBe(first.startsWith('id:') ? 'skip' : 'unproven-data');
     expect(text).not.toContain('"result"');
+    expect(g.trace.filter((l) => l.type === 'response')).toEqual([
+      { stream: 1, type: 'response', status: 200 },
+    ]);
   });
 
   test('a resumed stream that ends with no proof is unproven, then polled (the same cursor)', async () => {
@@ -1541,5 +1554,202 @@ describe('the fast suite tells every guard mutant from the guard', () => {
     expect(await cases['follows-redirects']()).toEqual([null, 'manual', 'manual']);
     expect(await cases['retry-unclamped']()).toBe('retry: 250\n\n');
     expect(await cases['keeps-completed-streams']()).toBe(0);
+  });
+});
+
+describe('edges a user relies on', () => {
+  test('a guard with no callbacks at all refuses as well: the errors are raised, nothing else needed', async () => {
+    const { fetch: f0 } = scriptedFetch((s, n) =>
+      s.method === 'POST'
+        ? sseResponse(ev(1))
+        : n === 1
+          ? sseResponse(ev('zz'))
+          : sseResponse(ev(9)),
+    );
+    const f = continuityGuard(f0);
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    expect(
+      codeOf((await readAll(await f(URL_, { headers: { 'last-event-id': '1' } }))).error),
+    ).toBe('unproven');
+    expect(codeOf(await rejection(f(URL_, { headers: { 'last-event-id': 'x' } })))).toBe(
+      'unproven',
+    );
+    expect(codeOf(await rejection(f(URL_, { headers: { 'last-event-id': '1' } })))).toBe(
+      'unproven',
+    );
+  });
+
+  test('a decision is reported once: a keepalive while delayed changes nothing', async () => {
+    const g = interrupted(() => sseResponse(ack(3, 3) + ': k\n\n' + ': k\n\n' + ev(4, RESULT)));
+    await readAll(await g.post());
+    expect((await readAll(await g.get('3'))).error).toBeNull();
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+    expect(g.trace.filter((l) => l.type === 'decision')).toEqual([
+      { stream: 1, type: 'decision', outcome: 'delayed' },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
+    ]);
+  });
+
+  test('a stream that breaks after its response arrived owes nothing: it is not kept as failed', async () => {
+    const g = guard(() => sseResponse(ev(1) + ev(2, RESULT) + ev(4)));
+    const { error } = await readAll(await g.post());
+    expect(codeOf(error)).toBe('break');
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test('events after the response are not remembered: a GET naming one is a cursor the guard never saw', async () => {
+    const g = guard((_s, n) => (n === 0 ? sseResponse(ev(1, RESULT) + ev(2)) : sseResponse(ev(3))));
+    await readAll(await g.post());
+    await readAll(await g.get('2'));
+    expect(g.trace.filter((l) => l.unseen)).toHaveLength(2);
+  });
+
+  test('a call stream with no ids that ends is forgotten: nothing can name it', async () => {
+    const g = guard(() => sseResponse(ev(null, { a: 1 })));
+    await readAll(await g.post());
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test('after a session is lost, a GET for that stream is refused with the session-lost error', async () => {
+    const g = interrupted(() => new Response(null, { status: 404 }));
+    await readAll(await g.post());
+    const e = await rejection(g.get('3'));
+    // The error stays the stream's first (re-initialize); the decision recorded is the
+    // machine's on this unanswered GET (rule 1).
+    expect(await rejection(g.get('3'))).toBe(e);
+    expect((e as StreamResumptionError).outcome).toBe('session-lost');
+    expect(g.sent).toHaveLength(2);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('fields the parser does not know are ignored, not taken for an oversized event', async () => {
+    const g = guard(() => sseResponse('foo: bar\n\nretry: abc\n\n' + ev(1, RESULT)));
+    const { text, error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(text).toBe(ev(1, RESULT));
+  });
+
+  test('nothing after a refusal in the same chunk reaches the application: no comment, no event', async () => {
+    const g = interrupted(() => sseResponse(ev(6) + ': k\n\n' + ev(null) + ev(7, RESULT)));
+    await readAll(await g.post());
+    expect(await readAll(await g.get('3'))).toMatchObject({ text: '' });
+    const h = guard(() => sseResponse(ev(1) + ev(3) + ': k\n\n' + ev(4) + ev('zz')));
+    expect((await readAll(await h.post())).text).toBe(ev(1));
+  });
+
+  test('at exactly the budget an event still proves the resume; a millisecond later it does not', async () => {
+    for (const late of [0, 1]) {
+      const tick = fakeClock();
+      const w = wire();
+      const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+      await readAll(await g.post());
+      const reading = readAll(await g.get('3'));
+      await tick(10);
+      vi.setSystemTime(Date.now() + 90 + late); // the clock, not the timer (that fires at 101)
+      w.push(ev(4, RESULT));
+      w.end();
+      const { error } = await reading;
+      expect(error === null).toBe(late === 0);
+      vi.useRealTimers();
+    }
+  });
+
+  test('a stream that ends leaves no timer behind (idle timer, proof budget, header bound)', async () => {
+    fakeClock();
+    const g = interrupted((_s, n) => sseResponse(n === 1 ? ev(4) : ev(5, RESULT)), {
+      idleTimeoutMs: 100,
+      firstHeadersTimeoutMs: 1_000,
+    });
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    await readAll(await g.get('4'));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  test('non-SSE headers that come after the budget (its timer not yet run) are refused, not handed on', async () => {
+    fakeClock();
+    let answer!: (r: Response) => void;
+    const g = interrupted(() => new Promise<Response>((r) => (answer = r)), {
+      proofTimeoutMs: 100,
+    });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await Promise.resolve();
+    vi.setSystemTime(Date.now() + 500);
+    answer(sseResponse(ev(4, RESULT), { headers: { 'content-type': 'text/html' } }));
+    expect(codeOf(await resumed)).toBe('no-response');
+  });
+
+  test('a followed redirect that ends in an error status is still recorded as a hidden status (0)', async () => {
+    const g = interrupted(() => {
+      const r = new Response(null, { status: 400 });
+      Object.defineProperty(r, 'redirected', { value: true });
+      return r;
+    });
+    await readAll(await g.post());
+    await rejection(g.get('3'));
+    expect(g.trace.at(-2)).toEqual({ stream: 1, type: 'response', status: 0, redirect: true });
+  });
+
+  test('a failed stream never blocks other methods: the DELETE that ends the session goes out', async () => {
+    const g = interrupted((s) =>
+      s.method === 'DELETE' ? new Response(null, { status: 200 }) : sseResponse(ev(6)),
+    );
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    expect((await g.f(URL_, { method: 'DELETE' })).status).toBe(200);
+    expect(g.sent.at(-1)!.method).toBe('DELETE');
+  });
+
+  test('at maxStreams, a stream already followed may still resume', async () => {
+    const g = interrupted(() => sseResponse(ev(4, RESULT)), { maxStreams: 1 });
+    await readAll(await g.post());
+    expect((await readAll(await g.get('3'))).error).toBeNull();
+  });
+
+  test('observe only: a cursor-less GET after an interrupted stream goes out, reported as cursor-dropped', async () => {
+    const g = interrupted(() => sseResponse(ev(1) + ev(2)), { enforce: false });
+    await readAll(await g.post());
+    expect((await readAll(await g.get())).text).toBe(ev(1) + ev(2));
+    expect(g.failures.map((e) => e.code)).toEqual(['cursor-dropped']);
+  });
+
+  test('SSE content types for a GET: parameters and spaces pass, lookalikes are refused', async () => {
+    for (const [type, ok] of [
+      ['text/event-stream;charset=utf-8', true],
+      [' text/event-stream ', true],
+      ['text/event-streamx', false],
+      ['xtext/event-stream', false],
+      ['x text/event-stream', false],
+    ] as const) {
+      const g = guard(() => sseResponse(ev(1), { headers: { 'content-type': type } }));
+      const got = await g.get().then(readAll, (e: unknown) => e);
+      expect(got instanceof Error).toBe(!ok);
+    }
+  });
+
+  test('a POST that re-issues a call with no method or no id frees nothing', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1)) : n === 1 ? sseResponse(ev(5)) : sseResponse(''),
+    );
+    await readAll(await g.post(JSON.stringify({ jsonrpc: '2.0', id: 1 })));
+    await readAll(await g.get('1'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await g.post(JSON.stringify({ jsonrpc: '2.0', id: 2 })));
+    await readAll(await g.post('null'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    const h = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1)) : n === 1 ? sseResponse(ev(5)) : sseResponse(''),
+    );
+    await readAll(await h.post());
+    await readAll(await h.get('1'));
+    // The same method and params as a notification (no id): not a re-issue.
+    await readAll(
+      await h.post(JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'x' } })),
+    );
+    expect(h.state()).toMatchObject({ failed: 1 });
   });
 });

@@ -52,7 +52,7 @@ export function idReaderFromPattern(pattern: RegExp): IdReader {
     const m = pattern.exec(id);
     const seq = m?.groups?.seq;
     if (seq === undefined || !/^\d{1,15}$/.test(seq)) return null;
-    const stream = m?.groups?.stream;
+    const stream = m!.groups!.stream; // a match with its seq group: both are there
     return stream === undefined ? { seq: Number(seq) } : { seq: Number(seq), stream };
   };
 }
@@ -674,10 +674,9 @@ export function guardWith(
               return;
             }
             if (result.done) {
+              // (The flush completes no line, so nothing more is queued: `out` is empty here.)
               feed(decoder.decode());
               ended('end');
-              if (out.length > 0) controller.enqueue(encoder.encode(out.join('')));
-              out = [];
               if (failure) controller.error(failure);
               else controller.close();
               return;
