@@ -819,6 +819,16 @@ function fakeClock() {
   return (ms: number) => vi.advanceTimersByTimeAsync(ms);
 }
 
+/** Under a fake clock: a resume of cursor 3 whose body the test feeds, being read. */
+async function heldResume(proofTimeoutMs: number) {
+  const tick = fakeClock();
+  const w = wire();
+  const g = interrupted(() => sseResponse(w), { proofTimeoutMs });
+  await readAll(await g.post());
+  const reading = readAll(await g.get('3'));
+  return { tick, w, g, reading };
+}
+
 describe('the proof budget (per episode, from its first reconnect)', () => {
   test('a resume still unproven when the budget runs out fails unproven: the held body errors', async () => {
     const tick = fakeClock();
@@ -1642,11 +1652,7 @@ describe('edges a user relies on', () => {
 
   test('at exactly the budget an event still proves the resume; a millisecond later it does not', async () => {
     for (const late of [0, 1]) {
-      const tick = fakeClock();
-      const w = wire();
-      const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
-      await readAll(await g.post());
-      const reading = readAll(await g.get('3'));
+      const { tick, w, reading } = await heldResume(100);
       await tick(10);
       vi.setSystemTime(Date.now() + 90 + late); // the clock, not the timer (that fires at 101)
       w.push(ev(4, RESULT));
