@@ -67,6 +67,8 @@ describe('the rewriter', () => {
     expect(rewrite('data: x\nid: 1\n\n')).toBe('data: x\nid: 1\n\n');
     expect(rewrite('id\n\n')).toBe('id\ndata:\n\n');
     expect(rewrite(': id\n\nidx: 1\n\n')).toBe(': id\n\nidx: 1\n\n');
+    // Other fields are not data: an id with only an event name or a retry is still id-only.
+    expect(rewrite('id: 5\nevent: x\nretry: 9\n\n')).toBe('id: 5\nevent: x\nretry: 9\ndata:\n\n');
     // The state is per block: data in one block does not cover an id-only block after it.
     expect(rewrite('data: y\n\nid: 2\n\n')).toBe('data: y\n\nid: 2\ndata:\n\n');
     expect(rewrite('id: 3\n\n\nid: 4\0\n\n')).toBe('id: 3\ndata:\n\n\nid: 4\0\n\n');
