@@ -337,6 +337,9 @@ describe('a resume (GET with Last-Event-ID)', () => {
       expect(text).not.toMatch(/id: [4-9]|"result"|data: \{"n":null\}/);
       expect(g.failures.map((e) => e.code)).toEqual([code]);
       expect(g.decisions.map((d) => d.outcome)).toEqual(['resumption-failed']);
+      // The error says why in the machine's words: the reason of the decision.
+      expect((error as Error).message).toBe(g.decisions[0]!.reason!.text);
+      expect(g.decisions[0]!.reason!.code).toBe(code);
       expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'decision', outcome: 'resumption-failed' });
       expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0, pending: 0 });
     },
