@@ -161,6 +161,25 @@ describe('ReplayFence', () => {
     await write;
   });
 
+  test('the fence keeps no settled operation: its bookkeeping does not grow with the writes', async () => {
+    const inner = manualStore();
+    const fence = new ReplayFence(inner.store);
+    const held = fence as unknown as { writes: Set<unknown>; replays: Set<unknown> };
+    for (let i = 0; i < 3; i++) {
+      const w = fence.storeEvent('A', msg(i));
+      await drain();
+      if (i === 1) inner.writes[i]!.reject(new Error('down'));
+      else inner.writes[i]!.resolve(`id-${i}`);
+      await w.catch(() => {});
+    }
+    const r = fence.replayEventsAfter('c', sink);
+    await drain();
+    inner.replays[0]!.resolve('A');
+    await r;
+    await drain();
+    expect([held.writes.size, held.replays.size]).toEqual([0, 0]);
+  });
+
   test('getStreamIdForEventId is passed through, answering as the inner store, only when it has one', async () => {
     expect(new ReplayFence(manualStore().store).getStreamIdForEventId).toBeUndefined();
     const fence = new ReplayFence(manualStore(true).store);
