@@ -8,6 +8,13 @@ import process from 'node:process';
  * run real SDK clients over loopback, so mutate runtime files one at a time. Reports: the score
  * per file on the console, reports/mutation/index.html, and one JSON report per run in
  * reports/mutation/runs/ (merged by `npm run mutation:docs`).
+ *
+ * The runtime: `npm run mutation:runtime` mutates the guard's four files against the runtime's
+ * fast, network-free suites only (`MCPR_MUTATION_SUITE=runtime`, see vitest.mutation.config.ts:
+ * a scripted fetch and a fake clock, milliseconds a test), about 920 mutants for the guard;
+ * narrow it with `-- --mutate <file>`. Not mutated: src/runtime/guard-mutants.ts (the guard's
+ * mutant zoo: deliberately wrong guards, whose detection properties/runtime/guard-mutants.test.ts
+ * asserts) and src/runtime/index.ts (re-exports only, no code).
  */
 /**
  * The run's name, from the files it mutates (`--mutate a.ts,b.ts`): each run keeps its own JSON

@@ -8,22 +8,44 @@ import base from './vitest.config.js';
  * a fixed seed so that a mutant is
  * killed (or survives) the same way on every run. `MCPR_SEED` in the environment still wins.
  * (`MCPR_RUNS_SCALE` cannot go below 1, so the run counts stay those of `npm test`.)
+ *
+ * `MCPR_MUTATION_SUITE=runtime` (`npm run mutation:runtime`) selects the runtime's fast,
+ * network-free suites instead: they drive the guard, its options, its id-only rewriter and the
+ * replay fence directly (a scripted `fetch`, fake timers), in milliseconds per test, so that
+ * each of the runtime's mutants costs well under a second. The loopback suites (real SDK
+ * clients, the differential property) stay in `npm test` and in the default selection.
  */
+const RUNTIME_FAST = [
+  'properties/runtime/guard-direct.test.ts',
+  'properties/runtime/guard-options.test.ts',
+  'properties/runtime/id-only-blocks.test.ts',
+  'properties/runtime/replay-fence.test.ts',
+];
+
+const runtimeOnly = process.env.MCPR_MUTATION_SUITE === 'runtime';
+
 export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: [
-      'properties/machine/**/*.test.ts',
-      'properties/trace/**/*.test.ts',
-      'properties/conformance/continuity-store.test.ts',
-      'properties/redis/store-contract.test.ts',
-      // The runtime: the guard (its bugs, its differential property and mutants, its id-only
-      // rewriter, its scripted rules) and the replay fence (slow-store).
-      'properties/runtime/**/*.test.ts',
-      'properties/conformance/guard.test.ts',
-      'properties/conformance/slow-store.test.ts',
-    ],
+    include: runtimeOnly
+      ? RUNTIME_FAST
+      : [
+          'properties/machine/**/*.test.ts',
+          'properties/trace/**/*.test.ts',
+          'properties/conformance/continuity-store.test.ts',
+          'properties/redis/store-contract.test.ts',
+          // The runtime: the guard (its bugs, its differential property and mutants, its
+          // id-only rewriter, its scripted rules) and the replay fence (slow-store).
+          'properties/runtime/**/*.test.ts',
+          'properties/conformance/guard.test.ts',
+          'properties/conformance/slow-store.test.ts',
+        ],
+    // The runtime's fast suites need no Redis.
+    globalSetup: runtimeOnly ? [] : base.test?.globalSetup,
+    // Their tests take milliseconds: a mutant that hangs a body fails its test in seconds
+    // (killed) instead of running into Stryker's timeout and a restart of its worker.
+    ...(runtimeOnly ? { testTimeout: 3_000 } : {}),
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
   },
 });

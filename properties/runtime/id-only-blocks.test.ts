@@ -34,6 +34,46 @@ describe('the rewriter', () => {
     expect(events(['id: 4\0\n\n'])).toEqual([]);
   });
 
+  test('a BOM at the very start is dropped once; a later U+FEFF is kept', () => {
+    const rewrite = idOnlyBlocksAsPriming(1 << 20);
+    expect(rewrite('\uFEFFid: 1\n\n')).toBe('id: 1\ndata:\n\n');
+    expect(rewrite('\uFEFFdata: x\n\n')).toBe('\uFEFFdata: x\n\n');
+  });
+
+  test('the BOM check waits for the first text that is not empty', () => {
+    const rewrite = idOnlyBlocksAsPriming(1 << 20);
+    expect(rewrite('')).toBe('');
+    expect(rewrite('\uFEFFid: 1\n\n')).toBe('id: 1\ndata:\n\n');
+  });
+
+  test('a CR at the end of a chunk is held until the next one tells CR from CRLF', () => {
+    const rewrite = idOnlyBlocksAsPriming(1 << 20);
+    expect(rewrite('id: 1\r')).toBe('');
+    expect(rewrite('\n\r\n')).toBe('id: 1\r\ndata:\n\r\n');
+    // A lone CR in the middle of a chunk ends its line at once.
+    expect(rewrite('id: 2\r\rx')).toBe('id: 2\rdata:\n\r');
+  });
+
+  test('a line without a terminator is held, and refused beyond maxLineBytes', () => {
+    const rewrite = idOnlyBlocksAsPriming(8);
+    expect(rewrite('data: ab')).toBe('');
+    expect(rewrite('\n\n')).toBe('data: ab\n\n');
+    expect(() => rewrite('data: abc')).toThrow(new Error('SSE event larger than 8 bytes'));
+  });
+
+  test('a block with data, an id field with no colon, or a comment is not rewritten', () => {
+    const rewrite = idOnlyBlocksAsPriming(1 << 20);
+    expect(rewrite('id: 1\ndata: x\n\n')).toBe('id: 1\ndata: x\n\n');
+    expect(rewrite('data: x\nid: 1\n\n')).toBe('data: x\nid: 1\n\n');
+    expect(rewrite('id\n\n')).toBe('id\ndata:\n\n');
+    expect(rewrite(': id\n\nidx: 1\n\n')).toBe(': id\n\nidx: 1\n\n');
+    // Other fields are not data: an id with only an event name or a retry is still id-only.
+    expect(rewrite('id: 5\nevent: x\nretry: 9\n\n')).toBe('id: 5\nevent: x\nretry: 9\ndata:\n\n');
+    // The state is per block: data in one block does not cover an id-only block after it.
+    expect(rewrite('data: y\n\nid: 2\n\n')).toBe('data: y\n\nid: 2\ndata:\n\n');
+    expect(rewrite('id: 3\n\n\nid: 4\0\n\n')).toBe('id: 3\ndata:\n\n\nid: 4\0\n\n');
+  });
+
   const block = fc.constantFrom(
     'id: 7\n\n',
     'id: 7\r\n\r\n',

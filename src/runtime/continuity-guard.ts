@@ -53,7 +53,7 @@ export function idReaderFromPattern(pattern: RegExp): IdReader {
     const m = pattern.exec(id);
     const seq = m?.groups?.seq;
     if (seq === undefined || !/^\d{1,15}$/.test(seq)) return null;
-    const stream = m?.groups?.stream;
+    const stream = m!.groups!.stream; // a match with its seq group: both are there
     return stream === undefined ? { seq: Number(seq) } : { seq: Number(seq), stream };
   };
 }
@@ -315,7 +315,7 @@ export function guardWith(
   const emit = (track: Track, line: Record<string, unknown>, t?: number) => {
     if (!options.onTrace) return;
     const at = t ?? (line.type === 'decision' ? lastT : now());
-    options.onTrace?.({ ...line, t: at } as GuardTraceLine, track.id);
+    options.onTrace({ ...line, t: at } as GuardTraceLine, track.id);
   };
 
   /**
@@ -467,7 +467,7 @@ export function guardWith(
       cursor,
       ...(stream ? { stream } : {}),
     });
-    if (isPending(track.snapshot)) track.snapshot = settle(track.snapshot);
+    track.snapshot = settle(track.snapshot);
     // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
     // cursor); the error raised stays the stream's first one.
     emit(track, {
@@ -495,10 +495,16 @@ export function guardWith(
     const forward = (text: string) => out.push(text);
 
     /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
-    const first = (floor?: number): boolean => {
-      if (!track.held) return false;
-      stop(answer(track, floor));
-      return true;
+    const first = (floor?: number) => {
+      if (track.held) stop(answer(track, floor));
+    };
+
+    /**
+     * The stream failed through another request (a later reconnect closed this one's window, or
+     * a refused GET): this body, still open, hands on nothing more.
+     */
+    const refusedElsewhere = () => {
+      if (enforce && track.failure) stop(track.failure);
     };
 
     const parser = createParser({
@@ -516,6 +522,7 @@ export function guardWith(
         forward(`retry: ${clamped}\n\n`);
       },
       onComment: (c) => {
+        refusedElsewhere();
         if (failure) return;
         if (track.held && mutant === 'comment-ends-first-check') commentFirst = true;
         first();
@@ -524,6 +531,7 @@ export function guardWith(
         forward(`:${c}\n\n`);
       },
       onEvent: (ev) => {
+        refusedElsewhere();
         if (failure) return;
         const floor = track.held ? ackFloor(ev) : undefined;
         first(floor);
@@ -674,10 +682,9 @@ export function guardWith(
               return;
             }
             if (result.done) {
+              // (The flush completes no line, so nothing more is queued: `out` is empty here.)
               feed(decoder.decode());
               ended('end');
-              if (out.length > 0) controller.enqueue(encoder.encode(out.join('')));
-              out = [];
               if (failure) controller.error(failure);
               else controller.close();
               return;
@@ -885,14 +892,8 @@ export function guardWith(
         `continuityGuard: a GET answered 200 with content type ${JSON.stringify(type)} is not an SSE stream; refused`,
       );
     }
-    if (
-      (method !== 'POST' && method !== 'GET') ||
-      response.status !== 200 ||
-      !isSse ||
-      !response.body
-    ) {
-      return response;
-    }
+    // (Only POSTs and GETs come here: other methods are passed through by `guarded`.)
+    if (response.status !== 200 || !isSse || !response.body) return response;
     const track = newTrack(call);
     track.plain = plain;
     record(track, { type: 'open', status: 200 });
@@ -920,8 +921,9 @@ export function guardWith(
       const track = known ?? unseen(lastEventId);
       const e = reconnect(track, lastEventId);
       if (e) throw e;
-      if (track.failure === null || !enforce) return resume(track, input, init);
-      throw track.failure;
+      // A reconnect that failed the stream returned its error (failures are only set when
+      // enforcing); and `resume` refuses a track failed while the headers were on their way.
+      return resume(track, input, init);
     }
     // A GET without Last-Event-ID.
     const lastFailed = mutant === 'cursorless-retry-is-new' ? undefined : failed[failed.length - 1];

@@ -1,0 +1,1764 @@
+/**
+ * The guard driven directly, without a network: a scripted `fetch` (./scripted-fetch.ts) answers
+ * each request with a body the test feeds chunk by chunk, and fake timers stand in for the
+ * clock where a bound is at stake. Each test asserts what a user relies on: what reaches the
+ * application, the error raised (its code and outcome), the decisions reported and the trace
+ * recorded. These are the tests `npm run mutation:runtime` runs against the guard (milliseconds
+ * each); the loopback suites beside them (real SDK clients, the differential property) show the
+ * same rules end to end.
+ */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
+import {
+  continuityGuard,
+  defaultIdReader,
+  GuardCapacityError,
+  idReaderFromPattern,
+  inspectGuard,
+  StreamResumptionError,
+  type ContinuityGuardOptions,
+  type GuardDecision,
+  type GuardTraceLine,
+} from '../../src/runtime/index.js';
+import { REPLAY_ACK_METHOD } from '../../src/runtime/continuity-store.js';
+import {
+  GUARD_MUTANTS,
+  mutantGuard,
+  type GuardMutantName,
+} from '../../src/runtime/guard-mutants.js';
+import {
+  ev,
+  readAll,
+  scriptedFetch,
+  sseResponse,
+  wire,
+  type Reply,
+  type Sent,
+} from './scripted-fetch.js';
+
+const URL_ = 'http://127.0.0.1:9/mcp';
+const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } });
+const RESULT = { jsonrpc: '2.0', id: 1, result: { content: [] } };
+
+/** A replay acknowledgment for cursor `after` with floor `floor`. */
+function ack(after: number, floor: unknown): string {
+  const params = { stream: 's', after, floor, head: after + 5 };
+  return `data: ${JSON.stringify({ jsonrpc: '2.0', method: REPLAY_ACK_METHOD, params })}\n\n`;
+}
+
+/** A guard over scripted answers, with everything it reports collected. */
+function guard(
+  answer: (sent: Sent, n: number) => Reply,
+  options: ContinuityGuardOptions = {},
+  mutant?: GuardMutantName,
+) {
+  const scripted = scriptedFetch(answer);
+  const failures: StreamResumptionError[] = [];
+  const decisions: GuardDecision[] = [];
+  const trace: Record<string, unknown>[] = [];
+  const build = mutant
+    ? (fn: typeof fetch, o: ContinuityGuardOptions) => mutantGuard(fn, o, mutant)
+    : continuityGuard;
+  const f = build(scripted.fetch, {
+    onFailure: (e) => failures.push(e),
+    onDecision: (d) => decisions.push(d),
+    onTrace: (line, stream) => {
+      // `stream` is the guard's stream number; an id's own stream is kept as `of`.
+      const { t, stream: of, ...rest } = line as GuardTraceLine & { stream?: string };
+      expect(t).toBeTypeOf('number');
+      trace.push({ stream, ...rest, ...(of === undefined ? {} : { of }) });
+    },
+    ...options,
+  });
+  const post = (body: string = CALL) => f(URL_, { method: 'POST', body });
+  const get = (cursor?: string) =>
+    f(URL_, { method: 'GET', headers: cursor === undefined ? {} : { 'last-event-id': cursor } });
+  const state = () => inspectGuard(f)!;
+  return { f, sent: scripted.sent, failures, decisions, trace, post, get, state };
+}
+
+/** The error a promise rejects with (it must reject). */
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => expect.unreachable('resolved'),
+    (e: unknown) => e,
+  );
+}
+
+function codeOf(e: unknown): string | undefined {
+  return e instanceof StreamResumptionError ? e.code : undefined;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('id readers', () => {
+  test('defaultIdReader reads ContinuityEventStore ids and plain decimals up to 15 digits', () => {
+    expect(defaultIdReader('ab1-s2-34')).toEqual({ seq: 34, stream: 'ab1-s2' });
+    expect(defaultIdReader('7')).toEqual({ seq: 7 });
+    expect(defaultIdReader('123456789012345')).toEqual({ seq: 123456789012345 });
+    expect(defaultIdReader('1234567890123456')).toBeNull();
+    expect(defaultIdReader('x7')).toBeNull();
+    expect(defaultIdReader('7x')).toBeNull();
+    expect(defaultIdReader('')).toBeNull();
+  });
+
+  test('idReaderFromPattern reads seq (and stream when the pattern has it); anything else is unreadable', () => {
+    const withStream = idReaderFromPattern(/^(?<stream>s\d+)-(?<seq>\w+)$/);
+    expect(withStream('s1-5')).toEqual({ seq: 5, stream: 's1' });
+    expect(withStream('s1-123456789012345')).toEqual({ seq: 123456789012345, stream: 's1' });
+    expect(withStream('s1-x5')).toBeNull();
+    expect(withStream('s1-5x')).toBeNull();
+    expect(withStream('s1-1234567890123456')).toBeNull();
+    expect(withStream('nope')).toBeNull();
+    const seqOnly = idReaderFromPattern(/^e(?<seq>\d+)$/);
+    expect(seqOnly('e9')).toEqual({ seq: 9 });
+    expect(Object.keys(seqOnly('e9')!)).toEqual(['seq']);
+    expect(idReaderFromPattern(/^(?<n>\d+)$/)('5')).toBeNull();
+    // A pattern without groups reads nothing (and does not throw).
+    expect(idReaderFromPattern(/^\d+$/)('5')).toBeNull();
+  });
+});
+
+describe('inspectGuard and the capacity error', () => {
+  test('inspectGuard answers for a guard only', () => {
+    expect(inspectGuard(fetch)).toBeNull();
+    expect(guard(() => sseResponse('')).state()).toEqual({
+      streams: 0,
+      failed: 0,
+      owed: 0,
+      pending: 0,
+    });
+  });
+
+  test('GuardCapacityError names the bound and says nothing was sent', () => {
+    const e = new GuardCapacityError(3);
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe('GuardCapacityError');
+    expect(e.maxStreams).toBe(3);
+    expect(e.message).toBe(
+      'continuityGuard: already following maxStreams (3) streams; the request was refused before it was sent',
+    );
+  });
+});
+
+describe('a first stream', () => {
+  test('a gap-free stream reaches the application as sent, is traced, and is freed when its response arrives', async () => {
+    const g = guard(() =>
+      sseResponse('event: note\n' + ev(1) + ev(2, { a: 'x\ny' }) + ev(3, RESULT)),
+    );
+    const res = await g.post();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(g.state()).toMatchObject({ streams: 1 });
+    const { text, error } = await readAll(res);
+    expect(error).toBeNull();
+    expect(text).toBe(
+      'event: note\nid: 1\ndata: {"n":1}\n\n' +
+        'id: 2\ndata: {"a":"x\\ny"}\n\n' +
+        `id: 3\ndata: ${JSON.stringify(RESULT)}\n\n`,
+    );
+    expect(g.trace).toEqual([
+      { stream: 1, type: 'open', status: 200 },
+      { stream: 1, type: 'event', id: 1 },
+      { stream: 1, type: 'event', id: 2 },
+      { stream: 1, type: 'event', id: 3 },
+      { stream: 1, type: 'end' },
+    ]);
+    expect(g.failures).toEqual([]);
+    expect(g.decisions).toEqual([]);
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test('multi-line data is forwarded as one event with its lines', async () => {
+    const g = guard(() => sseResponse('id: 1\ndata: a\ndata: b\n\n'));
+    expect((await readAll(await g.post())).text).toBe('id: 1\ndata: a\ndata: b\n\n');
+  });
+
+  test('a gap inside the first stream errors it with break: nothing after the gap is handed on', async () => {
+    const g = guard(() => sseResponse(ev(1) + ev(2) + ev(4) + ev(5, RESULT)));
+    const { text, error } = await readAll(await g.post());
+    expect(codeOf(error)).toBe('break');
+    expect((error as StreamResumptionError).outcome).toBe('resumption-failed');
+    expect(text).not.toContain('id: 4');
+    expect(text).not.toContain('"result"');
+    expect(g.failures.map((e) => e.code)).toEqual(['break']);
+    // A break inside an accepted stream is no decision about a reconnect.
+    expect(g.decisions).toEqual([]);
+  });
+
+  test('a non-SSE answer to a POST, a 202 and other methods pass through untouched and unfollowed', async () => {
+    const g = guard((s) =>
+      s.method === 'POST'
+        ? new Response('{"jsonrpc":"2.0","id":1,"result":{}}', {
+            headers: { 'content-type': 'application/json' },
+          })
+        : s.method === 'DELETE'
+          ? new Response(null, { status: 204 })
+          : sseResponse(ev(1)),
+    );
+    expect(await (await g.post()).text()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}');
+    expect((await g.f(URL_, { method: 'delete' })).status).toBe(204);
+    expect(g.sent.map((s) => s.method)).toEqual(['POST', 'DELETE']);
+    expect(g.trace).toEqual([]);
+    expect(g.state().streams).toBe(0);
+  });
+
+  test('a POST answered with an SSE error status is not followed', async () => {
+    const g = guard(() => sseResponse(ev(1), { status: 500 }));
+    expect((await g.post()).status).toBe(500);
+    expect(g.trace).toEqual([]);
+  });
+
+  test('a 200 SSE POST without a body is handed on as it is', async () => {
+    const g = guard(() => sseResponse(null));
+    const res = await g.post();
+    expect(res.body).toBeNull();
+    expect(g.state().streams).toBe(0);
+  });
+
+  test('the method and headers of a Request object are read', async () => {
+    const g = guard((s) => (s.lastEventId ? sseResponse(ev(2, RESULT)) : sseResponse(ev(1))));
+    await readAll(
+      await g.f(new Request(URL_, { method: 'POST', body: CALL, headers: { a: 'b' } })),
+    );
+    const res = await g.f(new Request(URL_, { headers: { 'last-event-id': '1' } }));
+    expect((await readAll(res)).text).toContain('"result"');
+    expect(g.sent[1]).toMatchObject({ method: 'GET', lastEventId: '1', redirect: 'manual' });
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+  });
+
+  test('a comment is forwarded and traced as a keepalive; retry is clamped on its way', async () => {
+    const g = guard(
+      () =>
+        sseResponse(': ping\n\nretry: 0\n\nretry: 1000000000000\n\nretry: 500\n\n' + ev(1, RESULT)),
+      { minRetryMs: 100, maxRetryMs: 1000 },
+    );
+    const { text } = await readAll(await g.post());
+    expect(text).toBe(
+      ':ping\n\nretry: 100\n\nretry: 1000\n\nretry: 500\n\n' +
+        `id: 1\ndata: ${JSON.stringify(RESULT)}\n\n`,
+    );
+    expect(g.trace).toEqual([
+      { stream: 1, type: 'open', status: 200 },
+      { stream: 1, type: 'keepalive' },
+      { stream: 1, type: 'event', id: 1 },
+      { stream: 1, type: 'end' },
+    ]);
+  });
+
+  test('an event larger than maxEventBytes errors the stream, before its end arrives', async () => {
+    const w = wire(ev(1), `id: 2\ndata: ${'x'.repeat(100)}`);
+    const g = guard(() => sseResponse(w), { maxEventBytes: 64 });
+    const { text, error } = await readAll(await g.post());
+    expect(text).toBe(ev(1));
+    expect((error as Error).message).toBe('SSE event larger than 64 bytes');
+    expect(w.cancelled).toBe(true);
+  });
+
+  test('an event of many short data lines is bounded by the parser at maxEventBytes', async () => {
+    const w = wire(ev(1) + 'id: 2\n' + 'data: xxxxxxxx\n'.repeat(20));
+    const g = guard(() => sseResponse(w), { maxEventBytes: 64 });
+    const { text, error } = await readAll(await g.post());
+    expect(text).toBe(ev(1));
+    expect((error as Error).message).toBe('SSE event larger than 64 bytes');
+  });
+
+  test('an event split across many chunks (inside its UTF-8 too) is judged once, whole', async () => {
+    const w = wire();
+    const g = guard(() => sseResponse(w));
+    const res = await g.post();
+    const bytes = new TextEncoder().encode(ev(1, { s: 'é😀' }) + ev(2, RESULT));
+    const reading = readAll(res);
+    for (let i = 0; i < bytes.length; i++) w.push(bytes.subarray(i, i + 1));
+    w.end();
+    const { text, error } = await reading;
+    expect(error).toBeNull();
+    expect(text).toBe(ev(1, { s: 'é😀' }) + ev(2, RESULT));
+  });
+});
+
+/** A first stream of events 1..3 cut short, then `resume` answers every GET. */
+function interrupted(
+  resume: (sent: Sent, n: number) => Reply,
+  options: ContinuityGuardOptions = {},
+  mutant?: GuardMutantName,
+) {
+  return guard(
+    (s, n) => (s.method === 'POST' ? sseResponse(ev(1) + ev(2) + ev(3)) : resume(s, n)),
+    options,
+    mutant,
+  );
+}
+
+describe('a resume (GET with Last-Event-ID)', () => {
+  test('the successor proves it: resumed, forwarded, traced; the completed stream is freed', async () => {
+    const g = interrupted(() => sseResponse(ev(4) + ev(5, RESULT)));
+    await readAll(await g.post());
+    expect(g.state()).toEqual({ streams: 1, failed: 0, owed: 1, pending: 0 });
+    const res = await g.get('3');
+    expect(g.sent[1]).toMatchObject({ method: 'GET', lastEventId: '3', redirect: 'manual' });
+    expect(g.state()).toMatchObject({ owed: 0, pending: 1 });
+    const { text, error } = await readAll(res);
+    expect(error).toBeNull();
+    expect(text).toBe(ev(4) + ev(5, RESULT));
+    expect(g.decisions).toEqual([
+      {
+        outcome: 'resumed',
+        reason: { code: 'successor', text: expect.any(String) },
+        cursor: '3',
+      },
+    ]);
+    expect(g.trace.slice(5)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'event', id: 4 },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
+      { stream: 1, type: 'event', id: 5 },
+      { stream: 1, type: 'end' },
+    ]);
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test.each([
+    ['a skip', ev(6) + ev(7, RESULT), 'skip'],
+    ['a rewind', ev(3) + ev(4, RESULT), 'rewind'],
+    ['id-less data first', ev(null) + ev(4, RESULT), 'unproven-data'],
+    ['a keepalive, then a skip', ': keepalive\n\n' + ev(6, RESULT), 'skip'],
+    ['an id-only block that skips', 'id: 6\n\n' + ev(7, RESULT), 'skip'],
+  ])(
+    '%s is refused: the body errors, nothing after the cursor reaches the application',
+    async (_n, body, code) => {
+      const g = interrupted(() => sseResponse(body));
+      await readAll(await g.post());
+      const { text, error } = await readAll(await g.get('3'));
+      expect(codeOf(error)).toBe(code);
+      expect(text).not.toMatch(/id: [4-9]|"result"|data: \{"n":null\}/);
+      expect(g.failures.map((e) => e.code)).toEqual([code]);
+      expect(g.decisions.map((d) => d.outcome)).toEqual(['resumption-failed']);
+      // The error says why in the machine's words: the reason of the decision.
+      expect((error as Error).message).toBe(g.decisions[0]!.reason!.text);
+      expect(g.decisions[0]!.reason!.code).toBe(code);
+      expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'decision', outcome: 'resumption-failed' });
+      expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0, pending: 0 });
+    },
+  );
+
+  test('an id-only block at the successor proves it, forwarded as a priming event', async () => {
+    const g = interrupted(() => sseResponse('id: 4\n\n' + ev(5, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(error).toBeNull();
+    expect(text).toBe('id: 4\ndata: \n\n' + ev(5, RESULT));
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+  });
+
+  test('after a refusal every later GET of that stream is refused with the first error, before it is sent', async () => {
+    const g = interrupted(() => sseResponse(ev(6)));
+    await readAll(await g.post());
+    const first = (await readAll(await g.get('3'))).error;
+    expect(codeOf(first)).toBe('skip');
+    const sentBefore = g.sent.length;
+    expect(await rejection(g.get('3'))).toBe(first);
+    // Without the cursor too (the SDK's retry drops it): rule 0, and the same error.
+    expect(await rejection(g.get())).toBe(first);
+    expect(g.sent.length).toBe(sentBefore);
+    expect(g.trace.slice(-4)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+      { stream: 1, type: 'reconnect', cursor: null },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+    expect(g.failures).toHaveLength(1);
+  });
+
+  test('the re-issue of the failed call frees its stream; another call or a notification does not', async () => {
+    const g = interrupted(() => sseResponse(ev(6)));
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    expect(g.state()).toMatchObject({ streams: 1, failed: 1 });
+    const other = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'y' },
+    });
+    await readAll(await g.post(other));
+    await readAll(await g.post('{"jsonrpc":"2.0","method":"notifications/x"}'));
+    await readAll(await g.post('not json'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await rejection(g.get());
+    // The same call again, with a fresh progress token and request id: the stream is free.
+    const again = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'x', _meta: { progressToken: 7 } },
+    });
+    await readAll(await g.post(again));
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+
+  test('an initialize (a new session) frees every failed stream', async () => {
+    const g = interrupted(() => sseResponse(ev(6)));
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: {} });
+    await readAll(await g.post(init));
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+
+  test.each([
+    [404, 'session-gone', 'session-lost'],
+    [410, 'session-gone', 'session-lost'],
+    [500, 'bad-status', 'resumption-failed'],
+    [403, 'bad-status', 'resumption-failed'],
+    [400, 'bad-status', 'resumption-failed'],
+    [201, 'bad-status', 'resumption-failed'],
+  ])('a %i answer rejects the fetch (%s, %s)', async (status, code, outcome) => {
+    const w = wire(ev(4));
+    const g = interrupted(() => sseResponse(w, { status }));
+    await readAll(await g.post());
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe(code);
+    expect((e as StreamResumptionError).outcome).toBe(outcome);
+    expect(w.cancelled).toBe(true);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'response', status },
+      { stream: 1, type: 'decision', outcome },
+    ]);
+  });
+
+  test.each([
+    [
+      'a 307',
+      () => new Response(null, { status: 307, headers: { location: 'http://127.0.0.1:8/' } }),
+      307,
+    ],
+    ['a 300', () => new Response(null, { status: 300 }), 300],
+    ['a 399', () => new Response(null, { status: 399 }), 399],
+    [
+      'a redirect fetch followed anyway',
+      () => {
+        const r = sseResponse(ev(4) + ev(5, RESULT));
+        Object.defineProperty(r, 'redirected', { value: true });
+        return r;
+      },
+      0,
+    ],
+    [
+      'an opaque redirect',
+      () => {
+        const r = sseResponse(ev(4));
+        Object.defineProperty(r, 'type', { value: 'opaqueredirect' });
+        return r;
+      },
+      0,
+    ],
+  ])('%s proves nothing (rule 3): refused, recorded with its status', async (_n, reply, status) => {
+    const g = interrupted(() => reply());
+    await readAll(await g.post());
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('bad-status');
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'response', status, redirect: true },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test.each([
+    ['text/html'],
+    ['application/json'],
+    [null],
+    ['text/event-streamx'],
+    ['xtext/event-stream'],
+    ['x text/event-stream'],
+  ])(
+    'a 200 with content type %s proves nothing: refused unproven, its body never read',
+    async (type) => {
+      const w = wire(ev(4) + ev(5, RESULT));
+      const g = interrupted(() =>
+        sseResponse(w, { headers: type === null ? {} : { 'content-type': type } }),
+      );
+      await readAll(await g.post());
+      const e = await rejection(g.get('3'));
+      expect(codeOf(e)).toBe('unproven');
+      expect(w.cancelled).toBe(true);
+      expect(g.trace.slice(-4)).toEqual([
+        { stream: 1, type: 'reconnect', cursor: 3 },
+        {
+          stream: 1,
+          type: 'response',
+          status: 200,
+          contentType: type === null ? null : type,
+        },
+        { stream: 1, type: 'disconnect' },
+        { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+      ]);
+    },
+  );
+
+  test('a 200 SSE resume with no body proves nothing', async () => {
+    const g = interrupted(() => sseResponse(null));
+    await readAll(await g.post());
+    expect(codeOf(await rejection(g.get('3')))).toBe('unproven');
+  });
+
+  test('content types are compared loosely: parameters, case and spaces', async () => {
+    for (const type of ['text/event-stream; charset=utf-8', ' TEXT/Event-Stream ']) {
+      const g = interrupted(() =>
+        sseResponse(ev(4, RESULT), { headers: { 'content-type': type } }),
+      );
+      await readAll(await g.post());
+      expect((await readAll(await g.get('3'))).error).toBeNull();
+    }
+  });
+
+  test('an acknowledgment whose floor covers the cursor: delayed, then resumed by the successor', async () => {
+    const w = wire(ack(3, 2));
+    const g = interrupted(() => sseResponse(w));
+    await readAll(await g.post());
+    const res = await g.get('3');
+    const reading = readAll(res);
+    await vi.waitFor(() => expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed']));
+    expect(g.decisions[0]!.reason?.code).toBe('floor-covers');
+    w.push(ev(4, RESULT));
+    w.end();
+    const { text, error } = await reading;
+    expect(error).toBeNull();
+    expect(text.startsWith(ack(3, 2).replace('data: ', 'data: '))).toBe(true);
+    expect(text).toContain(`id: 4\ndata: ${JSON.stringify(RESULT)}`);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+    expect(g.trace.filter((l) => l.type === 'response')).toEqual([
+      { stream: 1, type: 'response', status: 200, floor: 2 },
+    ]);
+  });
+
+  test('an acknowledgment whose floor is above the successor is refused (cursor-below-floor)', async () => {
+    const g = interrupted(() => sseResponse(ack(3, 9) + ev(9, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(codeOf(error)).toBe('cursor-below-floor');
+    expect(text).not.toContain('"result"');
+  });
+
+  test.each([
+    ['a floor that is no integer', ack(3, 2.5)],
+    ['a floor that is a string', ack(3, '2')],
+    ['an acknowledgment with an id', 'id: 9\n' + ack(3, 2)],
+    ['another notification', 'data: {"jsonrpc":"2.0","method":"x","params":{"floor":2}}\n\n'],
+  ])('%s is no acknowledgment: id-less data before any proof is refused', async (_n, first) => {
+    const g = interrupted(() => sseResponse(first + ev(4, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(codeOf(error)).toBe(first.startsWith('id:') ? 'skip' : 'unproven-data');
+    expect(text).not.toContain('"result"');
+    expect(g.trace.filter((l) => l.type === 'response')).toEqual([
+      { stream: 1, type: 'response', status: 200 },
+    ]);
+  });
+
+  test('a resumed stream that ends with no proof is unproven, then polled (the same cursor)', async () => {
+    const g = interrupted((_s, n) =>
+      n === 1 ? sseResponse(': k\n\n') : sseResponse(ev(4, RESULT)),
+    );
+    await readAll(await g.post());
+    const empty = await readAll(await g.get('3'));
+    expect(empty).toEqual({ text: ':k\n\n', error: null });
+    // MCP 2025-11-25: the server may end the stream; the poll is delayed, not failed.
+    expect(g.trace.slice(-1)).toEqual([{ stream: 1, type: 'decision', outcome: 'delayed' }]);
+    expect(g.state()).toMatchObject({ owed: 1 });
+    const { text, error } = await readAll(await g.get('3'));
+    expect(error).toBeNull();
+    expect(text).toBe(ev(4, RESULT));
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+    expect(g.state().streams).toBe(0);
+  });
+
+  test('a broken connection before any proof is unproven: the body errors with the guard error', async () => {
+    const w = wire(': k\n\n');
+    const g = interrupted(() => sseResponse(w));
+    await readAll(await g.post());
+    const res = await g.get('3');
+    const reading = readAll(res);
+    w.reset();
+    const { error } = await reading;
+    expect(codeOf(error)).toBe('unproven');
+  });
+
+  test('a reconnect after a resumed one continues from the cursor it was given', async () => {
+    const g = interrupted((_s, n) => (n === 1 ? sseResponse(ev(4)) : sseResponse(ev(5, RESULT))));
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    const { text } = await readAll(await g.get('4'));
+    expect(text).toBe(ev(5, RESULT));
+    expect(g.decisions.map((d) => [d.outcome, d.cursor])).toEqual([
+      ['resumed', '3'],
+      ['resumed', '4'],
+    ]);
+  });
+});
+
+describe('GETs without Last-Event-ID', () => {
+  test('a reconnect that drops the cursor of an interrupted stream is refused (cursor-dropped, rule 0)', async () => {
+    const g = interrupted(() => sseResponse(ev(4, RESULT)));
+    await readAll(await g.post());
+    const e = await rejection(g.get());
+    expect(codeOf(e)).toBe('cursor-dropped');
+    expect(g.sent).toHaveLength(1);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: null },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+    // And the stream is failed: its cursor is refused too.
+    expect(await rejection(g.get('3'))).toBe(e);
+  });
+
+  test('the standalone stream: it reconnects without a cursor while it has none, and is followed anew', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(': k\n\n' + ev(null, { a: 1 })) : sseResponse(ev(1) + ev(2)),
+    );
+    expect((await readAll(await g.get())).text).toBe(':k\n\n' + ev(null, { a: 1 }));
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    expect((await readAll(await g.get())).text).toBe(ev(1) + ev(2));
+    expect(g.sent.map((s) => s.redirect)).toEqual(['manual', 'manual']);
+    expect(g.failures).toEqual([]);
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    // Once it holds an id, a reconnect without one has dropped it.
+    expect(codeOf(await rejection(g.get()))).toBe('cursor-dropped');
+  });
+
+  test('a 200 GET that is not SSE is refused: the SDK would read it as SSE', async () => {
+    const w = wire(ev(1) + ev(2));
+    const g = guard(() => sseResponse(w, { headers: { 'content-type': 'text/html' } }));
+    const e = await rejection(g.get());
+    expect((e as Error).message).toBe(
+      'continuityGuard: a GET answered 200 with content type "text/html" is not an SSE stream; refused',
+    );
+    expect(w.cancelled).toBe(true);
+    const g2 = guard(() => sseResponse(null, { headers: {} }));
+    expect(((await rejection(g2.get())) as Error).message).toContain('content type ""');
+  });
+
+  test('a GET answered 405 (no standalone stream) is handed on, unfollowed', async () => {
+    const g = guard(() => new Response(null, { status: 405 }));
+    expect((await g.get()).status).toBe(405);
+    expect(g.state().streams).toBe(0);
+  });
+});
+
+describe('cursors and ids the guard cannot read', () => {
+  test('a cursor the guard never saw: followed from what it claims, judged as any resume', async () => {
+    const g = guard(() => sseResponse(ev(8, RESULT)));
+    const { text, error } = await readAll(await g.get('7'));
+    expect(error).toBeNull();
+    expect(text).toBe(ev(8, RESULT));
+    expect(g.trace.slice(0, 3)).toEqual([
+      { stream: 1, type: 'open', status: 200, unseen: true },
+      { stream: 1, type: 'event', id: 7, unseen: true },
+      { stream: 1, type: 'reconnect', cursor: 7 },
+    ]);
+    const g2 = guard(() => sseResponse(ev('e-s2-9')));
+    const skip = await readAll(await g2.get('e-s1-7'));
+    expect(codeOf(skip.error)).toBe('cross-stream');
+    expect(g2.trace[1]).toEqual({ stream: 1, type: 'event', id: 7, of: 'e-s1', unseen: true });
+  });
+
+  test('an unreadable cursor is refused before it is sent (unproven)', async () => {
+    const g = guard(() => sseResponse(ev(1)));
+    const e = await rejection(g.get('abc'));
+    expect(codeOf(e)).toBe('unproven');
+    expect((e as Error).message).toBe(
+      'cursor "abc" carries no readable sequence: continuity cannot be proven',
+    );
+    expect(g.sent).toHaveLength(0);
+    expect(g.failures).toEqual([e]);
+    expect(g.trace).toEqual([{ stream: 1, type: 'open', status: 200, unseen: true }]);
+    expect(g.state()).toMatchObject({ failed: 1 });
+    expect(await rejection(g.get('abc'))).toBe(e);
+  });
+
+  test('opaque ids on a first stream pass as keepalives; a resume from one is refused', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev('a_1') + ev('a_2')) : sseResponse(ev('a_3')),
+    );
+    expect((await readAll(await g.post())).text).toBe(ev('a_1') + ev('a_2'));
+    expect(g.trace.slice(1, 3)).toEqual([
+      { stream: 1, type: 'keepalive', opaqueId: 'a_1' },
+      { stream: 1, type: 'keepalive', opaqueId: 'a_2' },
+    ]);
+    expect(codeOf(await rejection(g.get('a_2')))).toBe('unproven');
+    expect(g.sent).toHaveLength(1);
+  });
+
+  test('an opaque id on a resumed stream is refused with what it is', async () => {
+    const g = interrupted(() => sseResponse(ev('zz') + ev(5, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(codeOf(error)).toBe('unproven');
+    expect((error as Error).message).toBe(
+      'event id "zz" carries no readable sequence: continuity cannot be proven',
+    );
+    expect(text).not.toContain('zz');
+    expect(g.failures).toEqual([error]);
+  });
+
+  test('id-less data on a first stream: a later reconnect cannot be proven (idless-data)', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1) + ev(null, { a: 1 })) : sseResponse(ev(2, RESULT)),
+    );
+    expect((await readAll(await g.post())).text).toBe(ev(1) + ev(null, { a: 1 }));
+    expect(g.trace[2]).toEqual({ stream: 1, type: 'event' });
+    expect(codeOf(await rejection(g.get('1')))).toBe('idless-data');
+    expect(g.sent).toHaveLength(1);
+  });
+});
+
+describe('observe only (enforce: false)', () => {
+  test('a skip reaches the application, is reported, and no decision line is recorded', async () => {
+    const g = interrupted(() => sseResponse(ev(6) + ev(7, RESULT)), { enforce: false });
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(error).toBeNull();
+    expect(text).toBe(ev(6) + ev(7, RESULT));
+    expect(g.failures.map((e) => e.code)).toEqual(['skip']);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumption-failed']);
+    // What a bare client decides: any 200 resumes.
+    expect(g.trace.slice(5, 8)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
+    ]);
+    expect(g.trace.filter((l) => l.type === 'decision')).toHaveLength(1);
+    expect(g.state().failed).toBe(0);
+  });
+
+  test('a 404, a non-SSE 200 and an unreadable cursor or id are handed on, reported', async () => {
+    const g = interrupted(
+      (_s, n) =>
+        n === 1
+          ? sseResponse(ev(4), { status: 404 })
+          : n === 2
+            ? sseResponse(ev(4), { headers: { 'content-type': 'text/html' } })
+            : sseResponse(ev('zz')),
+      { enforce: false },
+    );
+    await readAll(await g.post());
+    expect((await g.get('3')).status).toBe(404);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'response', status: 404 },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+    expect((await readAll(await g.get('3'))).text).toBe(ev(4));
+    expect(await readAll(await g.get('3'))).toEqual({ text: ev('zz'), error: null });
+    expect(g.trace.at(-2)).toEqual({ stream: 1, type: 'keepalive', opaqueId: 'zz' });
+    const h = guard(() => sseResponse(ev(1)), { enforce: false });
+    expect((await readAll(await h.get('abc'))).text).toBe(ev(1));
+    expect(h.failures.map((e) => e.code)).toEqual(['unproven']);
+    expect(g.failures.map((e) => e.code)).toEqual(['session-gone', 'unproven']);
+  });
+});
+
+describe('the machine decides', () => {
+  test('with the accept-any-200 mutant machine the skip goes through: the guard adds no rule of its own', async () => {
+    const mutant = MACHINE_MUTANTS.find((m) => m.name === 'accept-any-200')!;
+    const g = interrupted(() => sseResponse(ev(6) + ev(7, RESULT)), { machine: mutant.machine });
+    await readAll(await g.post());
+    expect((await readAll(await g.get('3'))).text).toBe(ev(6) + ev(7, RESULT));
+  });
+});
+
+describe('capacity (maxStreams)', () => {
+  test('past maxStreams a request is refused before it is sent; a freed stream makes room', async () => {
+    const w = wire(ev(1));
+    const g = guard((_s, n) => (n === 0 ? sseResponse(w) : sseResponse(ev(1, RESULT))), {
+      maxStreams: 1,
+    });
+    const open = await g.post();
+    const e = await rejection(g.post());
+    expect(e).toBeInstanceOf(GuardCapacityError);
+    expect(await rejection(g.get('9'))).toBeInstanceOf(GuardCapacityError);
+    expect(g.sent).toHaveLength(1);
+    w.push(ev(2, RESULT));
+    w.end();
+    await readAll(open);
+    expect((await readAll(await g.post())).text).toBe(ev(1, RESULT));
+  });
+
+  test('a request waiting for its headers holds a place', async () => {
+    let answer!: (r: Response) => void;
+    const g = guard(
+      (_s, n) => (n === 0 ? new Promise<Response>((r) => (answer = r)) : sseResponse('')),
+      { maxStreams: 1 },
+    );
+    const first = g.post();
+    await Promise.resolve();
+    expect(await rejection(g.post())).toBeInstanceOf(GuardCapacityError);
+    answer(new Response(null, { status: 202 }));
+    expect((await first).status).toBe(202);
+    // Its place is given back once its headers came.
+    expect((await g.post()).status).toBe(200);
+  });
+
+  test('a failed fetch gives its place back', async () => {
+    let n = 0;
+    const f = continuityGuard(
+      (async () => {
+        if (n++ === 0) throw new TypeError('fetch failed');
+        return sseResponse('');
+      }) as typeof fetch,
+      { maxStreams: 1 },
+    );
+    await expect(f(URL_, { method: 'POST', body: CALL })).rejects.toThrow('fetch failed');
+    expect((await f(URL_, { method: 'POST', body: CALL })).status).toBe(200);
+  });
+});
+
+/** Fake clock and timers (the guard reads `Date.now()` and sets timeouts); real microtasks. */
+function fakeClock() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.setSystemTime(1_000_000);
+  return (ms: number) => vi.advanceTimersByTimeAsync(ms);
+}
+
+/** Under a fake clock: a resume of cursor 3 whose body the test feeds, being read. */
+async function heldResume(proofTimeoutMs: number) {
+  const tick = fakeClock();
+  const w = wire();
+  const g = interrupted(() => sseResponse(w), { proofTimeoutMs });
+  await readAll(await g.post());
+  const reading = readAll(await g.get('3'));
+  return { tick, w, g, reading };
+}
+
+describe('the proof budget (per episode, from its first reconnect)', () => {
+  test('a resume still unproven when the budget runs out fails unproven: the held body errors', async () => {
+    const tick = fakeClock();
+    const w = wire(': k\n\n');
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(100);
+    expect(g.failures).toEqual([]);
+    await tick(2);
+    const { text, error } = await reading;
+    expect(codeOf(error)).toBe('unproven');
+    expect(text).not.toContain('id:');
+    expect(w.cancelled).toBe(true);
+    expect(g.state()).toMatchObject({ failed: 1, pending: 0 });
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('a 200 whose body has said nothing by the end of the budget fails (no answer in time)', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(102);
+    const { error } = await reading;
+    // The held 200 counts from when it is fed, after the budget: no answer in time (rule 1).
+    expect(codeOf(error)).toBe('no-response');
+    expect(g.trace.slice(-3)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('an event that comes after the budget, before the timer ran, is judged late: refused', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(10);
+    vi.setSystemTime(Date.now() + 500); // the clock moves on; the timer has not run yet
+    w.push(ev(4, RESULT));
+    const { text, error } = await reading;
+    expect(codeOf(error)).toBe('no-response');
+    expect(text).toBe('');
+  });
+
+  test('a reconnect made long after the POST is judged from the reconnect: a replay 50 ms behind its 200 is resumed', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    await tick(500);
+    const reading = readAll(await g.get('3'));
+    await tick(50);
+    w.push(ev(4, RESULT));
+    w.end();
+    expect(await reading).toEqual({ text: ev(4, RESULT), error: null });
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+  });
+
+  test('the headers of a resume that come after the budget ran out are refused', async () => {
+    const tick = fakeClock();
+    const w = wire(ev(4, RESULT));
+    let answer!: (r: Response) => void;
+    const g = interrupted(() => new Promise<Response>((r) => (answer = r)), {
+      proofTimeoutMs: 50,
+      responseTimeoutMs: 1_000,
+    });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await tick(52);
+    expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
+    answer(sseResponse(w));
+    expect(await resumed).toBe(g.failures[0]);
+    expect(w.cancelled).toBe(true);
+  });
+
+  test('empty polls share the episode budget: a poll after it ran out is refused, and so is every later one', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => sseResponse(': k\n\n'), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    for (let i = 0; i < 3; i++) {
+      expect((await readAll(await g.get('3'))).error).toBeNull();
+      await tick(30);
+    }
+    expect(g.failures).toEqual([]);
+    await tick(20);
+    expect(g.failures.map((e) => e.code)).toEqual(['unproven']);
+    expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'decision', outcome: 'resumption-failed' });
+    expect(await rejection(g.get('3'))).toBe(g.failures[0]);
+    expect(g.sent).toHaveLength(4);
+  });
+
+  test('a poll that comes after the budget, before the timer ran, is refused before it is sent', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => sseResponse(': k\n\n'), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    await tick(10);
+    vi.setSystemTime(Date.now() + 200);
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('unproven');
+    expect(g.sent).toHaveLength(2);
+  });
+
+  test('a poll that proves, within the budget, resumes', async () => {
+    const tick = fakeClock();
+    const g = interrupted(
+      (_s, n) => (n < 3 ? sseResponse(': k\n\n') : sseResponse(ev(4, RESULT))),
+      {
+        proofTimeoutMs: 100,
+      },
+    );
+    await readAll(await g.post());
+    for (let i = 0; i < 2; i++) {
+      await readAll(await g.get('3'));
+      await tick(40);
+    }
+    expect(await readAll(await g.get('3'))).toEqual({ text: ev(4, RESULT), error: null });
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+    await tick(500);
+    expect(g.failures).toEqual([]);
+  });
+
+  test('a second reconnect while one is still judged closes its window: still unproven then, it failed', async () => {
+    fakeClock();
+    const w = wire(': k\n\n');
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 10_000 });
+    await readAll(await g.post());
+    const first = readAll(await g.get('3'));
+    await vi.waitFor(() => expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'keepalive' }));
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('unproven');
+    expect(g.sent).toHaveLength(2);
+    expect(g.failures).toEqual([e]);
+    // The first body, still open, hands on nothing more: its stream has failed.
+    w.push(ev(9, RESULT));
+    w.end();
+    expect(await first).toEqual({ text: ':k\n\n', error: e });
+  });
+
+  test('the acknowledgment stops the budget: delayed past it, then resumed', async () => {
+    const tick = fakeClock();
+    const w = wire(ack(3, 3));
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(300);
+    expect(g.failures).toEqual([]);
+    w.push(ev(4, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+  });
+});
+
+describe('bounds on waiting for headers', () => {
+  test('a resume whose headers never come fails no-response after responseTimeoutMs, and is aborted', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => 'hang', { responseTimeoutMs: 200, proofTimeoutMs: 1_000 });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await tick(201);
+    const e = await resumed;
+    expect(codeOf(e)).toBe('no-response');
+    expect(g.sent[1]!.signal?.aborted).toBe(true);
+    expect(g.trace.slice(-3)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test("a first stream's headers are waited for at most firstHeadersTimeoutMs, with an error naming it", async () => {
+    const tick = fakeClock();
+    const g = guard(() => 'hang', { firstHeadersTimeoutMs: 300 });
+    const posted = rejection(g.post());
+    await tick(299);
+    expect(g.sent[0]!.signal?.aborted).toBe(false);
+    await tick(2);
+    const e = (await posted) as Error;
+    expect(e.message).toBe(
+      'continuityGuard: no response headers in 300 ms (firstHeadersTimeoutMs)',
+    );
+    expect((e.cause as Error).message).toBe(
+      'no response headers in 300 ms (firstHeadersTimeoutMs)',
+    );
+    expect(g.state().streams).toBe(0);
+  });
+
+  test("firstHeadersTimeoutMs 0: no bound, and the caller's request goes out as it is", async () => {
+    const g = guard(() => sseResponse(''), { firstHeadersTimeoutMs: 0 });
+    const signal = new AbortController().signal;
+    await g.f(URL_, { method: 'POST', body: CALL, signal });
+    expect(g.sent[0]!.signal).toBe(signal);
+    expect(g.sent[0]!.redirect).toBeUndefined();
+  });
+
+  test("the caller's abort reaches the request, and its reason is the error (not the guard's)", async () => {
+    const g = guard(() => 'hang');
+    const caller = new AbortController();
+    const posted = rejection(g.f(URL_, { method: 'POST', body: CALL, signal: caller.signal }));
+    await Promise.resolve();
+    caller.abort(new Error('user gave up'));
+    expect(((await posted) as Error).message).toBe('user gave up');
+    const done = new AbortController();
+    done.abort(new Error('already'));
+    const e = await rejection(g.f(URL_, { method: 'POST', body: CALL, signal: done.signal }));
+    expect((e as Error).message).toBe('already');
+  });
+
+  test('a resume whose fetch fails for another reason is a disconnect (no-response) of a pending resume', async () => {
+    let n = 0;
+    const failures: string[] = [];
+    const f = continuityGuard(
+      (async () => {
+        if (n++ === 0) return sseResponse(ev(1) + ev(2));
+        throw new TypeError('fetch failed');
+      }) as typeof fetch,
+      { onFailure: (e) => failures.push(e.code) },
+    );
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    const e = await rejection(f(URL_, { headers: { 'last-event-id': '2' } }));
+    expect(codeOf(e)).toBe('no-response');
+    expect(failures).toEqual(['no-response']);
+  });
+});
+
+describe('the idle timer', () => {
+  test('silence on the wire errors the stream after idleTimeoutMs; the trace says idle-timeout', async () => {
+    const tick = fakeClock();
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 100 });
+    const reading = readAll(await g.post());
+    await tick(99);
+    expect(w.cancelled).toBeUndefined();
+    await tick(2);
+    const { text, error } = await reading;
+    expect(text).toBe(ev(1));
+    expect((error as Error).message).toBe('idle timeout: no bytes for 100 ms');
+    expect(w.cancelled).toBe(true);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'idle-timeout' },
+      { stream: 1, type: 'disconnect' },
+    ]);
+    // An interrupted stream: owed a reconnect.
+    expect(g.state()).toMatchObject({ owed: 1 });
+  });
+
+  test('bytes reset the idle timer', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 100 });
+    const reading = readAll(await g.post());
+    for (let i = 1; i <= 4; i++) {
+      await tick(80);
+      w.push(ev(i));
+    }
+    w.push(ev(5, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+  });
+
+  test('an idle resumed stream that proved nothing fails unproven', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { idleTimeoutMs: 50, proofTimeoutMs: 1_000 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(51);
+    expect(codeOf((await reading).error)).toBe('unproven');
+  });
+
+  test("'network' restarts a timer that fired late (a blocked event loop); 'wall' does not", async () => {
+    for (const idleClock of ['network', 'wall'] as const) {
+      const tick = fakeClock();
+      const w = wire();
+      const g = guard(() => sseResponse(w), { idleTimeoutMs: 100, idleClock });
+      const reading = readAll(await g.post());
+      await tick(1);
+      // The event loop was blocked: the clock jumps past the timer before it can run.
+      vi.setSystemTime(Date.now() + 1_000);
+      await tick(100);
+      await new Promise((r) => setImmediate(r));
+      if (idleClock === 'network') {
+        expect(w.cancelled).toBeUndefined();
+        w.push(ev(1, RESULT));
+        w.end();
+        expect((await reading).error).toBeNull();
+      } else {
+        expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 100 ms');
+      }
+      vi.useRealTimers();
+    }
+  });
+
+  test('a timer a little late (under max(20 ms, a quarter of the timeout)) still fires', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 200 });
+    const reading = readAll(await g.post());
+    await tick(1);
+    vi.setSystemTime(Date.now() + 50);
+    await tick(200);
+    expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 200 ms');
+  });
+});
+
+describe('the application ends a body', () => {
+  test("the caller's abort cancels the source: the stream is owed a reconnect", async () => {
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w));
+    const caller = new AbortController();
+    const res = await g.f(URL_, { method: 'POST', body: CALL, signal: caller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    caller.abort(new Error('closed'));
+    await vi.waitFor(() => expect(w.cancelled).toBeInstanceOf(Error));
+    expect((w.cancelled as Error).message).toBe('closed');
+  });
+
+  test('cancelling the guarded body cancels the source with its reason, recorded as a disconnect', async () => {
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w));
+    const res = await g.post();
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.cancel('done');
+    expect(w.cancelled).toBe('done');
+    expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'disconnect' });
+    expect(g.state()).toMatchObject({ owed: 1 });
+  });
+
+  test('a stream broken by the network is a disconnect; a body of a resolved call is freed', async () => {
+    const w = wire(ev(1) + ev(2, RESULT));
+    const g = guard(() => sseResponse(w));
+    const reading = readAll(await g.post());
+    await vi.waitFor(() => expect(g.state().streams).toBe(0));
+    w.reset();
+    const { text, error } = await reading;
+    expect(text).toBe(ev(1) + ev(2, RESULT));
+    expect((error as Error).message).toBe('connection reset');
+  });
+});
+
+describe('what completes a call, and what names it', () => {
+  test('an error response completes the call: its stream is freed', async () => {
+    const error = { jsonrpc: '2.0', id: 1, error: { code: -1, message: 'no' } };
+    const g = guard(() => sseResponse(ev(1) + ev(2, error)));
+    await readAll(await g.post());
+    expect(g.state().streams).toBe(0);
+  });
+
+  test.each([
+    [
+      'a request from the server (an id and a method)',
+      { jsonrpc: '2.0', id: 5, method: 'sampling/createMessage', params: {} },
+    ],
+    [
+      'a notification that mentions "id"',
+      { jsonrpc: '2.0', method: 'n', params: { id: 1, result: 1 } },
+    ],
+    ['an id with no result or error', { jsonrpc: '2.0', id: 1 }],
+    ['a JSON string that is "id"', '"id"'],
+    ['text that is not JSON', '"id" result'],
+  ])('%s does not complete the call: the stream stays owed', async (_n, data) => {
+    // Strings are sent as they are (raw data lines), objects as JSON.
+    const body = typeof data === 'string' ? `id: 2\ndata: ${data}\n\n` : ev(2, data);
+    const g = guard(() => sseResponse(ev(1) + body));
+    const { error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+  });
+
+  test('a call with no params, or a body that is no string, is followed; only the same call frees a failure', async () => {
+    const bare = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const g = guard((s, n) =>
+      n === 0 ? sseResponse(ev(1)) : s.method === 'GET' ? sseResponse(ev(5)) : sseResponse(''),
+    );
+    await readAll(await g.post(bare));
+    await readAll(await g.get('1'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await g.f(URL_, { method: 'POST', body: new URLSearchParams('a=1') }));
+    await readAll(
+      await g.post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { a: 1 } })),
+    );
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(
+      await g.post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: {} })),
+    );
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+});
+
+describe('the times in the trace', () => {
+  test('each line carries its time since the guard was made; a decision, the time of the line that led to it', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const times: [string, number][] = [];
+    const scripted = scriptedFetch((s) =>
+      s.method === 'POST' ? sseResponse(ev(1)) : sseResponse(w),
+    );
+    const f = continuityGuard(scripted.fetch, {
+      onTrace: (line) => times.push([line.type, line.t]),
+    });
+    await tick(5);
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    await tick(10);
+    const reading = readAll(await f(URL_, { headers: { 'last-event-id': '1' } }));
+    await tick(20);
+    w.push(ev(2, RESULT));
+    w.end();
+    await reading;
+    expect(times).toEqual([
+      ['open', 5],
+      ['event', 5],
+      ['end', 5],
+      ['reconnect', 15],
+      ['response', 35],
+      ['event', 35],
+      ['decision', 35],
+      ['end', 35],
+    ]);
+  });
+});
+
+describe('several streams at once', () => {
+  const CALL_B = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'b' },
+  });
+  const isB = (n: number) => n === 1;
+
+  test('a failed stream leaves the others alone: the other still resumes; cursor-less GETs belong to the failed one', async () => {
+    const g = guard((s, n) => {
+      if (n === 0) return sseResponse(ev('e-s1-1') + ev('e-s1-2'));
+      if (isB(n)) return sseResponse(ev('e-s2-1'));
+      return s.lastEventId === 'e-s2-1'
+        ? sseResponse(ev('e-s2-5'))
+        : sseResponse(ev('e-s1-3', RESULT));
+    });
+    await readAll(await g.post());
+    await readAll(await g.post(CALL_B));
+    expect(g.state()).toMatchObject({ streams: 2, owed: 2 });
+    const b = await readAll(await g.get('e-s2-1'));
+    expect(codeOf(b.error)).toBe('skip');
+    expect(g.state()).toMatchObject({ streams: 2, failed: 1, owed: 1 });
+    expect(await rejection(g.get())).toBe(b.error);
+    expect(g.trace.filter((l) => l.stream === 1 && l.type === 'decision')).toEqual([]);
+    const a = await readAll(await g.get('e-s1-2'));
+    expect(a.error).toBeNull();
+    expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0 });
+    // Re-issuing A's call again frees nothing of B's.
+    await readAll(await g.post());
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await g.post(CALL_B));
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+
+  test('a cursor-less GET is charged to the latest interrupted stream; the others stay owed', async () => {
+    const g = guard((_s, n) =>
+      n === 0
+        ? sseResponse(ev('e-s1-1'))
+        : isB(n)
+          ? sseResponse(ev('e-s2-1'))
+          : sseResponse(ev('e-s1-2', RESULT)),
+    );
+    await readAll(await g.post());
+    await readAll(await g.post(CALL_B));
+    expect(codeOf(await rejection(g.get()))).toBe('cursor-dropped');
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
+      { stream: 2, type: 'reconnect', cursor: null },
+    ]);
+    expect(g.state()).toMatchObject({ failed: 1, owed: 1 });
+    expect((await readAll(await g.get('e-s1-1'))).error).toBeNull();
+  });
+
+  test('two streams with the same ids: each cursor names the stream that holds it last', async () => {
+    const a = wire(ev(1) + ev(2));
+    const g = guard((s, n) =>
+      n === 0
+        ? sseResponse(a)
+        : isB(n)
+          ? sseResponse(ev(1) + ev(2))
+          : sseResponse(ev(3, { b: true })),
+    );
+    const ra = readAll(await g.post());
+    await vi.waitFor(() => expect(g.trace.filter((l) => l.type === 'event')).toHaveLength(2));
+    await readAll(await g.post(CALL_B));
+    // A moves on and completes: freeing it must not forget that cursor 2 is B's.
+    a.push(ev(3, RESULT));
+    a.end();
+    await ra;
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    const rb = await readAll(await g.get('2'));
+    expect(rb.error).toBeNull();
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
+      { stream: 2, type: 'reconnect', cursor: 2 },
+    ]);
+    expect(g.trace.some((l) => l.unseen)).toBe(false);
+  });
+
+  test('a completed stream forgets its cursor: a GET naming it is a cursor the guard never saw', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1) + ev(2, RESULT)) : sseResponse(ev(3, RESULT)),
+    );
+    await readAll(await g.post());
+    await readAll(await g.get('2'));
+    expect(g.trace.filter((l) => l.unseen)).toEqual([
+      { stream: 2, type: 'open', status: 200, unseen: true },
+      { stream: 2, type: 'event', id: 2, unseen: true },
+    ]);
+  });
+
+  test('the standalone stream beside a call: a cursor-less GET reopens the standalone one, not charged to the call', async () => {
+    const g = guard((s) =>
+      s.method === 'POST' ? sseResponse(ev('e-s1-1')) : sseResponse(': k\n\n'),
+    );
+    await readAll(await g.get());
+    await readAll(await g.post());
+    expect(g.state()).toMatchObject({ streams: 2, owed: 2 });
+    await readAll(await g.get());
+    expect(g.failures).toEqual([]);
+    expect(g.state()).toMatchObject({ streams: 2, owed: 2 });
+    // It ended again, so it is owed again: the next cursor-less GET is its too.
+    await readAll(await g.get());
+    expect(g.failures).toEqual([]);
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([]);
+  });
+});
+
+describe('more of the wire', () => {
+  test('ids with a stream: events and reconnects carry it in the trace', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev('e-s1-1') + ev('e-s1-2')) : sseResponse(ev('e-s1-3', RESULT)),
+    );
+    await readAll(await g.post());
+    expect((await readAll(await g.get('e-s1-2'))).error).toBeNull();
+    expect(g.trace.filter((l) => l.type === 'event' || l.type === 'reconnect')).toEqual([
+      { stream: 1, type: 'event', id: 1, of: 'e-s1' },
+      { stream: 1, type: 'event', id: 2, of: 'e-s1' },
+      { stream: 1, type: 'reconnect', cursor: 2, of: 'e-s1' },
+      { stream: 1, type: 'event', id: 3, of: 'e-s1' },
+    ]);
+  });
+
+  test('a resumed stream that ends at once, empty, is a poll: its 200 is fed first, then the end', async () => {
+    const g = interrupted(() => sseResponse(''));
+    await readAll(await g.post());
+    expect(await readAll(await g.get('3'))).toEqual({ text: '', error: null });
+    expect(g.trace.slice(5)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'end' },
+      { stream: 1, type: 'decision', outcome: 'delayed' },
+    ]);
+    // A cursor-less GET now closes the poll's episode: still unproven, it failed.
+    expect(codeOf(await rejection(g.get()))).toBe('unproven');
+  });
+
+  test('an empty Last-Event-ID is no cursor', async () => {
+    const g = guard(() => sseResponse(': k\n\n'));
+    await readAll(await g.f(URL_, { headers: { 'last-event-id': '' } }));
+    expect(g.trace[0]).toEqual({ stream: 1, type: 'open', status: 200 });
+    expect(g.sent[0]!.lastEventId).toBe('');
+  });
+
+  test('the standalone stream is not freed by a response on it before it ends', async () => {
+    const g = guard(() => sseResponse(ev(null, RESULT)));
+    await readAll(await g.get());
+    expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
+    // With an id, it is followed until it ends (a cursor-less reconnect may still come), then
+    // forgotten: nothing is owed on it.
+    const w = wire(ev(1, RESULT));
+    const h = guard(() => sseResponse(w));
+    const reading = readAll(await h.get());
+    await vi.waitFor(() => expect(h.trace).toHaveLength(2));
+    expect(h.state()).toMatchObject({ streams: 1 });
+    w.end();
+    await reading;
+    expect(h.state()).toMatchObject({ streams: 0 });
+  });
+
+  test('the bound on the headers ends with them: a long body is never aborted by it', async () => {
+    const tick = fakeClock();
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w), { firstHeadersTimeoutMs: 100 });
+    const caller = new AbortController();
+    const reading = readAll(await g.f(URL_, { method: 'POST', body: CALL, signal: caller.signal }));
+    await tick(500);
+    expect(g.sent[0]!.signal?.aborted).toBe(false);
+    w.push(ev(2, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+    // The caller's later abort is not forwarded to the finished header wait either.
+    caller.abort();
+    expect(g.sent[0]!.signal?.aborted).toBe(false);
+  });
+
+  test("'network' restarts the idle timer when it fires more than a quarter of the timeout late", async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 100 });
+    const reading = readAll(await g.post());
+    await tick(1);
+    vi.setSystemTime(Date.now() + 60);
+    await tick(100);
+    await new Promise((r) => setImmediate(r));
+    expect(w.cancelled).toBeUndefined();
+    w.push(ev(1, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+  });
+
+  test('a timer 15 ms late on a short timeout (under the 20 ms floor) still fires', async () => {
+    const tick = fakeClock();
+    const w = wire();
+    const g = guard(() => sseResponse(w), { idleTimeoutMs: 40 });
+    const reading = readAll(await g.post());
+    await tick(1);
+    vi.setSystemTime(Date.now() + 15);
+    await tick(40);
+    expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 40 ms');
+  });
+
+  test('a resume whose headers come after the budget and after the failure: the plain error of the bound', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => 'hang', { proofTimeoutMs: 50, responseTimeoutMs: 200 });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await tick(60);
+    expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
+    await tick(200);
+    const e = (await resumed) as Error;
+    expect(e.message).toBe('continuityGuard: no answer in 200 ms');
+    expect(g.failures).toHaveLength(1);
+  });
+});
+
+/**
+ * Each guard mutant (src/runtime/guard-mutants.ts) against this suite: one scripted case per
+ * mutant that the guard passes and the mutant fails, so that the fast suite, not only the
+ * loopback differential property, tells each bug of issue 16 apart.
+ */
+describe('the fast suite tells every guard mutant from the guard', () => {
+  const SKIP_AFTER_REFUSAL = async (m?: GuardMutantName) => {
+    const g = interrupted((_s, n) => sseResponse(n === 1 ? ev(6) : ev(9, RESULT)), {}, m);
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    return (await g.get().then(readAll, (e: unknown) => ({ text: '', error: e }))).text;
+  };
+  const cases: Record<GuardMutantName, (m?: GuardMutantName) => Promise<unknown>> = {
+    'non-sse-unjudged': async (m) => {
+      const g = interrupted(
+        () => sseResponse(ev(9, RESULT), { headers: { 'content-type': 'text/html' } }),
+        {},
+        m,
+      );
+      await readAll(await g.post());
+      const resumed = await g.get('3').then(readAll, () => null);
+      const h = guard(
+        () => sseResponse(ev(1), { headers: { 'content-type': 'text/plain' } }),
+        {},
+        m,
+      );
+      const plain = await h.get().then(readAll, () => null);
+      return [resumed?.text ?? null, plain?.text ?? null];
+    },
+    'cursorless-retry-is-new': SKIP_AFTER_REFUSAL,
+    'comment-ends-first-check': async (m) => {
+      const g = interrupted(() => sseResponse(': k\n\n' + ev(6, RESULT)), {}, m);
+      await readAll(await g.post());
+      return (await readAll(await g.get('3'))).text;
+    },
+    'budget-per-poll': async (m) => {
+      const tick = fakeClock();
+      const g = interrupted(() => sseResponse(': k\n\n'), { proofTimeoutMs: 100 }, m);
+      await readAll(await g.post());
+      for (let i = 0; i < 3; i++) {
+        await g.get('3').then(readAll, () => null);
+        await tick(45);
+      }
+      return g.failures.map((e) => e.code);
+    },
+    'follows-redirects': async (m) => {
+      const g = interrupted(
+        () => {
+          const r = sseResponse(ev(4, RESULT));
+          Object.defineProperty(r, 'redirected', { value: true });
+          return r;
+        },
+        {},
+        m,
+      );
+      await readAll(await g.post());
+      const resumed = await g.get('3').then(readAll, () => null);
+      const h = guard(() => sseResponse(''), {}, m);
+      await readAll(await h.get());
+      return [resumed?.text ?? null, g.sent[1]!.redirect, h.sent[0]!.redirect];
+    },
+    'retry-unclamped': async (m) => {
+      const g = guard(() => sseResponse('retry: 0\n\n'), {}, m);
+      return (await readAll(await g.post())).text;
+    },
+    'keeps-completed-streams': async (m) => {
+      const g = guard(() => sseResponse(ev(1, RESULT)), {}, m);
+      await readAll(await g.post());
+      return g.state().streams;
+    },
+  };
+
+  test.each(GUARD_MUTANTS.map((m) => [m.name] as const))('%s', async (name) => {
+    const guarded = await cases[name]();
+    vi.useRealTimers();
+    const mutated = await cases[name](name);
+    expect(mutated).not.toEqual(guarded);
+  });
+
+  test('what the guard itself does in those cases', async () => {
+    expect(await cases['non-sse-unjudged']()).toEqual([null, null]);
+    expect(await SKIP_AFTER_REFUSAL()).toBe('');
+    expect(await cases['comment-ends-first-check']()).toBe(':k\n\n');
+    expect(await cases['budget-per-poll']()).toEqual(['unproven']);
+    vi.useRealTimers();
+    expect(await cases['follows-redirects']()).toEqual([null, 'manual', 'manual']);
+    expect(await cases['retry-unclamped']()).toBe('retry: 250\n\n');
+    expect(await cases['keeps-completed-streams']()).toBe(0);
+  });
+});
+
+describe('edges a user relies on', () => {
+  test('a guard with no callbacks at all refuses as well: the errors are raised, nothing else needed', async () => {
+    const { fetch: f0 } = scriptedFetch((s, n) =>
+      s.method === 'POST'
+        ? sseResponse(ev(1))
+        : n === 1
+          ? sseResponse(ev('zz'))
+          : sseResponse(ev(9)),
+    );
+    const f = continuityGuard(f0);
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    expect(
+      codeOf((await readAll(await f(URL_, { headers: { 'last-event-id': '1' } }))).error),
+    ).toBe('unproven');
+    expect(codeOf(await rejection(f(URL_, { headers: { 'last-event-id': 'x' } })))).toBe(
+      'unproven',
+    );
+    expect(codeOf(await rejection(f(URL_, { headers: { 'last-event-id': '1' } })))).toBe(
+      'unproven',
+    );
+  });
+
+  test('a decision is reported once: a keepalive while delayed changes nothing', async () => {
+    const g = interrupted(() => sseResponse(ack(3, 3) + ': k\n\n' + ': k\n\n' + ev(4, RESULT)));
+    await readAll(await g.post());
+    expect((await readAll(await g.get('3'))).error).toBeNull();
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+    expect(g.trace.filter((l) => l.type === 'decision')).toEqual([
+      { stream: 1, type: 'decision', outcome: 'delayed' },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
+    ]);
+  });
+
+  test('a stream that breaks after its response arrived owes nothing: it is not kept as failed', async () => {
+    const g = guard(() => sseResponse(ev(1) + ev(2, RESULT) + ev(4)));
+    const { error } = await readAll(await g.post());
+    expect(codeOf(error)).toBe('break');
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test('events after the response are not remembered: a GET naming one is a cursor the guard never saw', async () => {
+    const g = guard((_s, n) => (n === 0 ? sseResponse(ev(1, RESULT) + ev(2)) : sseResponse(ev(3))));
+    await readAll(await g.post());
+    await readAll(await g.get('2'));
+    expect(g.trace.filter((l) => l.unseen)).toHaveLength(2);
+  });
+
+  test('a call stream with no ids that ends is forgotten: nothing can name it', async () => {
+    const g = guard(() => sseResponse(ev(null, { a: 1 })));
+    await readAll(await g.post());
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test('after a session is lost, a GET for that stream is refused with the session-lost error', async () => {
+    const g = interrupted(() => new Response(null, { status: 404 }));
+    await readAll(await g.post());
+    const e = await rejection(g.get('3'));
+    // The error stays the stream's first (re-initialize); the decision recorded is the
+    // machine's on this unanswered GET (rule 1).
+    expect(await rejection(g.get('3'))).toBe(e);
+    expect((e as StreamResumptionError).outcome).toBe('session-lost');
+    expect(g.sent).toHaveLength(2);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('fields the parser does not know are ignored, not taken for an oversized event', async () => {
+    const g = guard(() => sseResponse('foo: bar\n\nretry: abc\n\n' + ev(1, RESULT)));
+    const { text, error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(text).toBe(ev(1, RESULT));
+  });
+
+  test('nothing after a refusal in the same chunk reaches the application: no comment, no event', async () => {
+    const g = interrupted(() => sseResponse(ev(6) + ': k\n\n' + ev(null) + ev(7, RESULT)));
+    await readAll(await g.post());
+    expect(await readAll(await g.get('3'))).toMatchObject({ text: '' });
+    const h = guard(() => sseResponse(ev(1) + ev(3) + ': k\n\n' + ev(4) + ev('zz')));
+    expect((await readAll(await h.post())).text).toBe(ev(1));
+  });
+
+  test('at exactly the budget an event still proves the resume; a millisecond later it does not', async () => {
+    for (const late of [0, 1]) {
+      const { tick, w, reading } = await heldResume(100);
+      await tick(10);
+      vi.setSystemTime(Date.now() + 90 + late); // the clock, not the timer (that fires at 101)
+      w.push(ev(4, RESULT));
+      w.end();
+      const { error } = await reading;
+      expect(error === null).toBe(late === 0);
+      vi.useRealTimers();
+    }
+  });
+
+  test('a stream that ends leaves no timer behind (idle timer, proof budget, header bound)', async () => {
+    fakeClock();
+    const g = interrupted((_s, n) => sseResponse(n === 1 ? ev(4) : ev(5, RESULT)), {
+      idleTimeoutMs: 100,
+      firstHeadersTimeoutMs: 1_000,
+    });
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    await readAll(await g.get('4'));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  test('non-SSE headers that come after the budget (its timer not yet run) are refused, not handed on', async () => {
+    fakeClock();
+    let answer!: (r: Response) => void;
+    const g = interrupted(() => new Promise<Response>((r) => (answer = r)), {
+      proofTimeoutMs: 100,
+    });
+    await readAll(await g.post());
+    const resumed = rejection(g.get('3'));
+    await Promise.resolve();
+    vi.setSystemTime(Date.now() + 500);
+    answer(sseResponse(ev(4, RESULT), { headers: { 'content-type': 'text/html' } }));
+    expect(codeOf(await resumed)).toBe('no-response');
+  });
+
+  test('a followed redirect that ends in an error status is still recorded as a hidden status (0)', async () => {
+    const g = interrupted(() => {
+      const r = new Response(null, { status: 400 });
+      Object.defineProperty(r, 'redirected', { value: true });
+      return r;
+    });
+    await readAll(await g.post());
+    await rejection(g.get('3'));
+    expect(g.trace.at(-2)).toEqual({ stream: 1, type: 'response', status: 0, redirect: true });
+  });
+
+  test('a failed stream never blocks other methods: the DELETE that ends the session goes out', async () => {
+    const g = interrupted((s) =>
+      s.method === 'DELETE' ? new Response(null, { status: 200 }) : sseResponse(ev(6)),
+    );
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    expect((await g.f(URL_, { method: 'DELETE' })).status).toBe(200);
+    expect(g.sent.at(-1)!.method).toBe('DELETE');
+  });
+
+  test('at maxStreams, a stream already followed may still resume', async () => {
+    const g = interrupted(() => sseResponse(ev(4, RESULT)), { maxStreams: 1 });
+    await readAll(await g.post());
+    expect((await readAll(await g.get('3'))).error).toBeNull();
+  });
+
+  test('observe only: a cursor-less GET after an interrupted stream goes out, reported as cursor-dropped', async () => {
+    const g = interrupted(() => sseResponse(ev(1) + ev(2)), { enforce: false });
+    await readAll(await g.post());
+    expect((await readAll(await g.get())).text).toBe(ev(1) + ev(2));
+    expect(g.failures.map((e) => e.code)).toEqual(['cursor-dropped']);
+  });
+
+  test('SSE content types for a GET: parameters and spaces pass, lookalikes are refused', async () => {
+    for (const [type, ok] of [
+      ['text/event-stream;charset=utf-8', true],
+      [' text/event-stream ', true],
+      ['text/event-streamx', false],
+      ['xtext/event-stream', false],
+      ['x text/event-stream', false],
+    ] as const) {
+      const g = guard(() => sseResponse(ev(1), { headers: { 'content-type': type } }));
+      const got = await g.get().then(readAll, (e: unknown) => e);
+      expect(got instanceof Error).toBe(!ok);
+    }
+  });
+
+  test('a POST that re-issues a call with no method or no id frees nothing', async () => {
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1)) : n === 1 ? sseResponse(ev(5)) : sseResponse(''),
+    );
+    await readAll(await g.post(JSON.stringify({ jsonrpc: '2.0', id: 1 })));
+    await readAll(await g.get('1'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await g.post(JSON.stringify({ jsonrpc: '2.0', id: 2 })));
+    await readAll(await g.post('null'));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    const h = guard((_s, n) =>
+      n === 0 ? sseResponse(ev(1)) : n === 1 ? sseResponse(ev(5)) : sseResponse(''),
+    );
+    await readAll(await h.post());
+    await readAll(await h.get('1'));
+    // The same method and params as a notification (no id): not a re-issue.
+    await readAll(
+      await h.post(JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'x' } })),
+    );
+    expect(h.state()).toMatchObject({ failed: 1 });
+  });
+});
