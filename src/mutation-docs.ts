@@ -91,7 +91,7 @@ export function mutationBlock(
       if (reason === undefined) missing.push(key);
       const where = `${file}:${m.location.start.line}:${m.location.start.column}`;
       survivors.push(
-        `- \`${where}\` ${m.mutatorName} (${m.status}): \`${clip(original(source, m))}\` → \`${clip(m.replacement ?? '')}\`. ${reason ?? '**no reason given**'}`,
+        `- \`${where}\` ${m.mutatorName} (${m.status}): \`${clip(original(source, m))}\` → \`${clip(m.replacement ?? '')}\`. ${reason ?? '**Not examined yet**: a missing test or an equivalence nobody has argued.'}`,
       );
     }
   }
@@ -105,7 +105,11 @@ export function mutationBlock(
     '',
     table,
     '',
-    survivors.length === 0 ? 'No mutant survived.' : 'Surviving mutants, each equivalent:',
+    survivors.length === 0
+      ? 'No mutant survived.'
+      : missing.length === 0
+        ? 'Surviving mutants, each equivalent:'
+        : `Surviving mutants: each with the reason it is equivalent, or marked as not examined yet (${missing.length}).`,
     '',
     ...survivors,
     ...(survivors.length ? [''] : []),
@@ -170,6 +174,7 @@ function main(): number {
       reasons: { type: 'string', default: 'docs/mutation-equivalents.json' },
       write: { type: 'string' },
       strict: { type: 'boolean' },
+      draft: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -180,7 +185,8 @@ function main(): number {
         `                 Default: every report in ${RUNS_DIR}/, newest winning per file.\n` +
         '  --reasons FILE the equivalence reasons (default docs/mutation-equivalents.json)\n' +
         '  --write FILE   replace the block between the mutation markers of FILE (default: print it)\n' +
-        '  --strict       refuse a report whose copy of a file differs from the file (default: mark it)\n',
+        '  --strict       refuse a report whose copy of a file differs from the file (default: mark it)\n' +
+        '  --draft        write the page even when survivors have no reason (marked "not examined yet")\n',
     );
     return 0;
   }
@@ -217,11 +223,16 @@ function main(): number {
     if (values.strict) return 2;
   }
   const { text, missing } = mutationBlock(report, reasons, new Set(stale.keys()));
-  if (missing.length > 0) {
+  if (missing.length > 0 && !values.draft) {
     process.stderr.write(
       `mutation-docs: ${missing.length} surviving mutant(s) without a reason in ${values.reasons}:\n${missing.map((k) => `  ${JSON.stringify(k)}`).join('\n')}\n`,
     );
     return 1;
+  }
+  if (missing.length > 0) {
+    process.stderr.write(
+      `mutation-docs: ${missing.length} surviving mutant(s) not examined yet (--draft: written as such)\n`,
+    );
   }
   if (!values.write) {
     process.stdout.write(text + '\n');

@@ -57,6 +57,7 @@ describe('mutation docs', () => {
     const { text, missing } = mutationBlock(r, {}, new Set(stale.keys()));
     expect(text).toMatch(/`a\.ts`.*50\.00%.*as run/);
     expect(missing).toHaveLength(1);
-    expect(text).toContain('**no reason given**');
+    expect(text).toContain('**Not examined yet**');
+    expect(text).toContain('or marked as not examined yet (1)');
   });
 });

@@ -979,18 +979,32 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     expect(await first).toEqual({ text: ':k\n\n', error: e });
   });
 
-  test('the acknowledgment stops the budget: delayed past it, then resumed', async () => {
+  test('an acknowledgment makes the episode delayed, not proven: resumed when the successor comes within the budget', async () => {
+    const tick = fakeClock();
+    const w = wire(ack(3, 3));
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(60);
+    expect(g.failures).toEqual([]);
+    w.push(ev(4, RESULT));
+    w.end();
+    expect((await reading).error).toBeNull();
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+  });
+
+  test('delayed past the budget (rule 7.1): unproven, and the body is given up (nothing after it reaches the app)', async () => {
     const tick = fakeClock();
     const w = wire(ack(3, 3));
     const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
     await readAll(await g.post());
     const reading = readAll(await g.get('3'));
     await tick(300);
-    expect(g.failures).toEqual([]);
-    w.push(ev(4, RESULT));
-    w.end();
-    expect((await reading).error).toBeNull();
-    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
+    expect(g.failures.map(codeOf)).toEqual(['unproven']);
+    const read = await reading;
+    expect(codeOf(read.error)).toBe('unproven');
+    expect(read.text).not.toContain('"result"');
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumption-failed']);
   });
 });
 
