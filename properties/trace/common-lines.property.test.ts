@@ -49,6 +49,10 @@ const valueText: fc.Arbitrary<string> = fc.oneof(
   fc.nat({ max: 2000 }).map(String),
   fc.integer().map(String),
   fc.constantFrom(...HAND_VALUES),
+  // Strings whose escapes JSON.parse decodes (a fast path that copies the raw text reads them
+  // wrong): as common as the hand values, so that every run meets them in the members a fast
+  // path reads (stream, kind, data).
+  fc.constantFrom('"\\u0061"', '"a\\/b"', '"x\\ny"', '"\\\\"', '"s\\u003a1"'),
   fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
 );
 
