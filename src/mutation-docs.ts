@@ -15,7 +15,8 @@
  * Usage: node dist/src/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { alignedTable } from '../model/markdown.js';
 
@@ -67,6 +68,7 @@ export function mutationBlock(
   report: Report,
   reasons: Record<string, string>,
   stale: ReadonlySet<string> = new Set(),
+  notRun: readonly string[] = [],
 ): { text: string; missing: string[] } {
   const rows: string[][] = [];
   const survivors: string[] = [];
@@ -95,6 +97,8 @@ export function mutationBlock(
       );
     }
   }
+  for (const file of notRun.filter((f) => !(f in report.files)).sort())
+    rows.push([`\`${file}\``, '-', '-', '-', '-', '-', 'no run of this code yet']);
   const table = alignedTable(
     ['file', 'score', 'killed', 'timeout', 'survived', 'no coverage', 'code'],
     rows,
@@ -167,7 +171,7 @@ function runReports(): string[] {
     .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs || a.localeCompare(b));
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       report: { type: 'string', multiple: true },
@@ -222,7 +226,18 @@ function main(): number {
     );
     if (values.strict) return 2;
   }
-  const { text, missing } = mutationBlock(report, reasons, new Set(stale.keys()));
+  // The files Stryker is set to mutate (stryker.config.mjs) that no report covers are listed too,
+  // so that a file missing from the table reads as "not measured", not as "not mutation-tested".
+  let mutate: string[] = [];
+  try {
+    const config = (await import(pathToFileURL(resolve('stryker.config.mjs')).href)) as {
+      default?: { mutate?: string[] };
+    };
+    mutate = config.default?.mutate ?? [];
+  } catch {
+    mutate = [];
+  }
+  const { text, missing } = mutationBlock(report, reasons, new Set(stale.keys()), mutate);
   if (missing.length > 0 && !values.draft) {
     process.stderr.write(
       `mutation-docs: ${missing.length} surviving mutant(s) without a reason in ${values.reasons}:\n${missing.map((k) => `  ${JSON.stringify(k)}`).join('\n')}\n`,
@@ -250,4 +265,4 @@ function main(): number {
   return 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = main();
+if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = await main();

@@ -60,4 +60,11 @@ describe('mutation docs', () => {
     expect(text).toContain('**Not examined yet**');
     expect(text).toContain('or marked as not examined yet (1)');
   });
+
+  test('a file set to be mutated that no report covers is listed as not run, not left out', () => {
+    const r = report('x', ['Killed']);
+    const { text } = mutationBlock(r, {}, new Set(), ['a.ts', 'b.ts']);
+    expect(text).toMatch(/`b\.ts`.*no run of this code yet/);
+    expect(text).not.toMatch(/`a\.ts`.*no run/);
+  });
 });
