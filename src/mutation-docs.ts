@@ -167,8 +167,12 @@ function runReports(): string[] {
     return [];
   }
   return names
-    .map((n) => join(RUNS_DIR, n))
-    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs || a.localeCompare(b));
+    .map((n) => {
+      const path = join(RUNS_DIR, n);
+      return { path, mtime: statSync(path).mtimeMs };
+    })
+    .sort((a, b) => a.mtime - b.mtime || a.path.localeCompare(b.path))
+    .map((r) => r.path);
 }
 
 async function main(): Promise<number> {

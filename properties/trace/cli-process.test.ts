@@ -42,19 +42,31 @@ function traceFile(name: string, n: number, unsafe: boolean): string {
   return path;
 }
 
-/** Runs `check FILE ...args`, closes its stdout after the first chunk: exit code and stderr. */
-function headOne(args: string[]): Promise<{ code: number | null; err: string; first: string }> {
+/**
+ * Runs `check ...args` as a process (from `cwd`, by default this one's): exit code, stderr and
+ * stdout. With `head`, stdout is closed after its first chunk (`check … | head -1`) and `out` is
+ * that chunk. A process that does not exit within 60 s fails the call.
+ */
+function runCheck(
+  args: string[],
+  { cwd, head = false }: { cwd?: string; head?: boolean } = {},
+): Promise<{ code: number | null; err: string; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'check', ...args], {
+      cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
-    let first = '';
+    let out = '';
     child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
-    child.stdout.setEncoding('utf8').once('data', (t: string) => {
-      first = t;
-      child.stdout.destroy();
-    });
+    if (head) {
+      child.stdout.setEncoding('utf8').once('data', (t: string) => {
+        out = t;
+        child.stdout.destroy();
+      });
+    } else {
+      child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
+    }
     const timer = setTimeout(() => {
       child.kill();
       reject(new Error('check did not exit within 60 s'));
@@ -62,18 +74,20 @@ function headOne(args: string[]): Promise<{ code: number | null; err: string; fi
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, err, first });
+      resolve({ code, err, out });
     });
   });
 }
 
+const headOne = (args: string[]) => runCheck(args, { head: true });
+
 test('check trace | head -1: a reader gone early ends nothing; the exit status is the verdict', async () => {
   const clean = await headOne([traceFile('clean', 20_000, false)]);
-  expect(clean.first).toMatch(/^line 4: reconnect with cursor 1/);
+  expect(clean.out).toMatch(/^line 4: reconnect with cursor 1/);
   expect(clean.err).toBe('');
   expect(clean.code).toBe(0);
   const unsafe = await headOne([traceFile('unsafe', 20_000, true), '--json']);
-  expect(unsafe.first).toMatch(/^\{"reconnects":\[/);
+  expect(unsafe.out).toMatch(/^\{"reconnects":\[/);
   expect(unsafe.err).toBe('');
   expect(unsafe.code).toBe(1);
 }, 180_000);
@@ -101,33 +115,16 @@ test('the task-stream corpus (mcp-tasks) through the bundled CLI: every exit sta
   }
 }, 600_000);
 
-/** Runs `check ...args` from `cwd` to the end: exit code, stdout and stderr. */
-function checkFrom(
-  cwd: string,
-  args: string[],
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'check', ...args], {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
-    child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
-
 test('outside a clone, a corpus path the docs name is read from the package (check properties/corpus/…)', async () => {
   const elsewhere = mkdtempSync(join(tmpdir(), 'mcpr-check-'));
-  const found = await checkFrom(elsewhere, ['properties/corpus/rule6-skip.jsonl', '--json']);
+  const found = await runCheck(['properties/corpus/rule6-skip.jsonl', '--json'], {
+    cwd: elsewhere,
+  });
   expect(found.err).toBe('');
   expect(found.code).toBe(0);
   expect(JSON.parse(found.out).reconnects[0].code).toBe('skip');
   // Only the corpus is looked up there: a missing corpus file is still a clear error.
-  const missing = await checkFrom(elsewhere, ['properties/corpus/no-such-trace.jsonl']);
+  const missing = await runCheck(['properties/corpus/no-such-trace.jsonl'], { cwd: elsewhere });
   expect(missing.code).toBe(2);
   expect(missing.err).toMatch(/^check: cannot read properties\/corpus\/no-such-trace\.jsonl/);
 }, 60_000);
