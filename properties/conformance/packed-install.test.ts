@@ -1,5 +1,6 @@
 /**
- * What users copy works: the package is packed (`npm pack`, which builds it), installed into an
+ * What users copy works: the package is packed (`npm pack`, which builds it unless dist/ is
+ * already the build of the sources: properties/support/dist-current.ts), installed into an
  * empty project with only its production dependencies plus `@modelcontextprotocol/sdk` and
  * `zod`, and the own-adapter example of docs/conformance.md (the adapter module and the script
  * that runs it, each between its markers) is run there with node, then through the installed
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
 import type { FlatCell } from '../../src/conformance/render.js';
+import { distIsCurrent } from '../support/dist-current.js';
 import { launchPlainServer } from './fixtures/plain-server-adapter.js';
 
 const run = promisify(execFile);
@@ -51,7 +53,11 @@ test('the docs example runs from the packed package with only production depende
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const opts = { maxBuffer: 64 * 1024 * 1024, timeout: 240_000 };
 
-  await run(npm, ['pack', '--silent', '--pack-destination', packDir], { ...opts, cwd: ROOT });
+  // `npm pack` builds first (the prepare script) unless dist/ is already the build of these
+  // sources, as it is after `npm ci`: the same files, without a second full build.
+  const pack = ['pack', '--silent', '--pack-destination', packDir];
+  if (distIsCurrent(ROOT)) pack.push('--ignore-scripts');
+  await run(npm, pack, { ...opts, cwd: ROOT });
   const tarballs = (await readdir(packDir)).filter((f) => f.endsWith('.tgz'));
   expect(tarballs).toHaveLength(1);
 
