@@ -51,8 +51,10 @@ function runCheck(script) {
   child.stdout.setEncoding('utf8').on('data', (t) => (output += t));
   child.stderr.setEncoding('utf8').on('data', (t) => (output += t));
   return new Promise((resolve) => {
+    // A check that cannot start (no npm) fails with the shell's "not found" status.
     child.on('error', (e) => {
       output += `${e.message}\n`;
+      resolve({ name: script, code: 127, output, seconds: since(started) });
     });
     child.on('close', (code, signal) => {
       children.delete(child);
@@ -72,6 +74,7 @@ function runVitest(args) {
   return new Promise((resolve) => {
     child.on('error', (e) => {
       process.stderr.write(`vitest: ${e.message}\n`);
+      resolve({ name: 'vitest', code: 127, output: '', seconds: since(started) });
     });
     child.on('close', (code, signal) => {
       children.delete(child);
