@@ -125,4 +125,37 @@ describe.skipIf(skipBrowserSuites())('the playground in Chromium', () => {
     await page.click('#load');
     expect(await text('#load-error')).toBe('unknown command "Jump"');
   });
+
+  test('the trace panel: the binding chooser, an example judged, bad input named', async () => {
+    await open();
+    // The page opens on the SSE binding, its first example checked and drawn.
+    expect(await page.locator('#trace-binding').inputValue()).toBe('mcp-sse');
+    await page.waitForSelector('#trace-diagram svg');
+    expect(await text('#trace-report')).toMatch(/expected {2}resumed \(rule 6/);
+    // Task streams: the examples are the binding's own, and a 410 with events_gone is judged
+    // resumption-failed, so the implementation that said session-lost is misclassified.
+    await page.selectOption('#trace-binding', 'mcp-tasks');
+    const names = await page
+      .locator('#trace-example option')
+      .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(names.length).toBeGreaterThan(3);
+    expect(names.every((n) => n.startsWith('tasks-'))).toBe(true);
+    await page.selectOption('#trace-example', 'tasks-events-gone-410');
+    await page.waitForFunction(() =>
+      document.getElementById('trace-report')?.textContent?.includes('misclassified'),
+    );
+    expect(await text('#trace-report')).toMatch(/expected {2}resumption-failed \(rule 5/);
+    expect(await text('#trace-exit')).toBe('check would exit 0');
+    await page.waitForSelector('#trace-diagram svg');
+    expect(await page.locator('#trace-diagram svg').innerHTML()).toContain('events_gone');
+    await page.screenshot({ path: new URL('trace-panel.png', SHOTS).pathname, fullPage: true });
+    // A trace whose binding line names the other binding is bad input, as for `check`.
+    await page.selectOption('#trace-binding', 'mcp-sse');
+    await page.fill('#trace-text', '{"type":"binding","name":"mcp-tasks"}\n');
+    await page.click('#trace-check');
+    await page.waitForFunction(() => document.getElementById('trace-error')?.textContent !== '');
+    expect(await text('#trace-error')).toMatch(/^line 1: /);
+    expect(await text('#trace-exit')).toBe('check would exit 2 (bad input)');
+    expect(errors).toEqual([]);
+  });
 });

@@ -19,13 +19,19 @@ import { replaceBlock, type MarkedBlock } from '../marked-block.js';
 import { simpleDiagram } from '../simple-diagram.js';
 import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
 import { subjectOf, CLIENT_NAMES } from '../world-string.js';
+import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
+import { traceSequenceDiagram } from '../trace-diagram.js';
+import { primerBlock } from '../primer-diagrams.js';
+import { TraceInputError } from '../trace/format.js';
+import { corpusFallback } from './check.js';
 
 /** Every generated block `--write` knows, in the order it fills them. */
-function blocks(): MarkedBlock[] {
+async function blocks(): Promise<MarkedBlock[]> {
   return [
     { begin: SIMPLE_BEGIN, end: SIMPLE_END, text: simpleDiagramBlock(clientMachine) },
     { begin: DIAGRAM_BEGIN, end: DIAGRAM_END, text: diagramBlock(clientMachine) },
     incidentBlock(),
+    await primerBlock(),
   ];
 }
 
@@ -35,6 +41,7 @@ export const diagramCommand: Command = {
   summary:
     'print the Mermaid diagrams of the machine and the incidents, or --write them into a file',
   help: `Usage: mcp-resumption diagram [--simple | --scenario NAME [--client NAME]] [--write FILE]
+       mcp-resumption diagram --trace FILE [--binding mcp-sse|mcp-tasks]
 
 Without options, prints the Mermaid stateDiagram-v2 generated from the client machine, an edge
 per transition.
@@ -45,16 +52,49 @@ per transition.
 --client NAME     with --scenario, run this client instead of the model's:
                   ${CLIENT_NAMES.slice(0, 5).join(', ')},
                   ${CLIENT_NAMES.slice(5).join(', ')}
+--trace FILE      a recorded trace (the format \`check\` reads, any binding) as a Mermaid
+                  sequence diagram between client and server, with the oracle's decision on
+                  each reconnect as a note; bad input is reported as \`check\` reports it
+                  (one line, exit 2)
+--binding NAME    with --trace: ${BINDING_NAMES.join(' or ')}, as \`check --binding\`
 --write FILE      replaces every generated block FILE has (between its markers): the simplified
                   and the full state diagram (docs/model.md), the incident diagrams
-                  (docs/incident.md)`,
+                  (docs/incident.md), one sequence diagram per binding (docs/primer.md)`,
   async run(argv, io) {
     const { values } = parseCommandArgs('diagram', argv, {
       write: { type: 'string' },
       simple: { type: 'boolean' },
       scenario: { type: 'string' },
       client: { type: 'string' },
+      trace: { type: 'string' },
+      binding: { type: 'string' },
     });
+    const trace = values.trace as string | undefined;
+    const binding = values.binding as string | undefined;
+    if (binding !== undefined && trace === undefined)
+      throw new UsageError('diagram: --binding goes with --trace');
+    if (trace !== undefined) {
+      if (values.write !== undefined || values.scenario !== undefined || values.simple === true)
+        throw new UsageError('diagram: --trace goes alone (with --binding at most)');
+      if (binding !== undefined && bindingNamed(binding) === undefined)
+        throw new UsageError(
+          `diagram: unknown --binding ${JSON.stringify(binding)} (expected one of ${BINDING_NAMES.join(', ')})`,
+        );
+      const source = corpusFallback(trace);
+      let text: string;
+      try {
+        text = await readFile(source, 'utf8');
+      } catch {
+        throw new UsageError(`diagram: cannot read ${trace}`);
+      }
+      try {
+        io.out((await traceSequenceDiagram(text, binding === undefined ? {} : { binding })) + '\n');
+      } catch (e) {
+        if (e instanceof TraceInputError) throw new UsageError(`diagram: ${trace}: ${e.message}`);
+        throw e;
+      }
+      return 0;
+    }
     const file = values.write as string | undefined;
     const name = values.scenario as string | undefined;
     const client = (values.client as string | undefined) ?? 'model';
@@ -79,7 +119,7 @@ per transition.
       throw new UsageError(`diagram: cannot read ${file}`);
     }
     let written = 0;
-    for (const block of blocks()) {
+    for (const block of await blocks()) {
       const next = replaceBlock(doc, block);
       if (next === null) continue;
       doc = next;

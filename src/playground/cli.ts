@@ -19,7 +19,8 @@ world: the commands of the world (Emit, Evict, Restart, SaturateApp, ReleaseApp,
 Advance, Disconnect, Reconnect), a server policy, a client (the model's or a mutant) and a
 configuration; the machine's state on the simplified diagram, the server's ring buffer, the
 socket, the client's cursor, each claim live, the timeline; the seed's three incidents and any
-counterexample by its replay command or world string; the timeline as a Mermaid diagram.
+counterexample by its replay command or world string; the timeline as a Mermaid diagram; and a
+trace panel that checks a recorded trace under either binding (mcp-sse, mcp-tasks) and draws it.
 See docs/playground.md.
 
 Options:

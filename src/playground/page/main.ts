@@ -42,6 +42,7 @@ import {
 } from '../session.js';
 import { subjectOf } from '../../world-string.js';
 import { viewOf, type WorldView } from '../view.js';
+import { wireTracePanel } from './trace-panel.js';
 
 /** Mermaid's browser build, loaded by its own script tag before this one. */
 declare const mermaid: {
@@ -446,5 +447,6 @@ buildForm();
 fillForm(session.spec);
 wire();
 render();
+wireTracePanel({ $, esc, render: (id, text) => mermaid.render(id, text) });
 // Tests wait for this: the page is wired and has drawn its first world.
 document.body.dataset.ready = 'yes';

@@ -1,0 +1,213 @@
+/**
+ * A recorded trace, under any binding, as a Mermaid `sequenceDiagram` between the client and
+ * the server: each line an arrow or a note, runs of consecutive events folded into one arrow,
+ * and, where the oracle decides a reconnect, a note with its outcome, its reason and the
+ * verdict on what the implementation decided. `diagram --trace` prints it, the primer's
+ * diagrams per binding are generated with it (`diagram --write docs/primer.md`), and the
+ * playground's trace panel draws it.
+ *
+ * The trace is judged by `checkTrace` first, so bad input is reported exactly as `check`
+ * reports it (a `TraceInputError` naming the line), and a diagram is only ever drawn of a
+ * trace the oracle read.
+ */
+import { mermaidText } from '../model/world/sequence-diagram.js';
+import { checkTrace } from './trace/check.js';
+import type { CheckOptions } from './trace/checker.js';
+import type { CheckReport, ReconnectReport } from './trace/report.js';
+
+/** Options: the binding, as `check --binding` takes it. */
+export type TraceDiagramOptions = Pick<CheckOptions, 'binding' | 'proofBudget'>;
+
+type Line = Readonly<Record<string, unknown>>;
+
+const num = (v: unknown): string => (typeof v === 'number' ? String(v) : JSON.stringify(v));
+
+const toServer = (text: string) => `  C->>S: ${mermaidText(text)}`;
+const toClient = (text: string) => `  S-->>C: ${mermaidText(text)}`;
+const noteClient = (text: string) => `  Note over C: ${mermaidText(text)}`;
+const noteBoth = (text: string) => `  Note over C,S: ${mermaidText(text)}`;
+
+/** An event's id as a number for folding, or `null` when it does not fold (opaque, id-less). */
+function seqOf(l: Line): number | null {
+  const id = l['type'] === 'tasks/event' ? l['seq'] : l['id'];
+  if (typeof id === 'number') return id;
+  if (typeof id === 'string' && /^\d{1,15}$/.test(id)) return Number(id);
+  return null;
+}
+
+/** The stream (SSE `stream`, task `taskId`) an event names, if any. */
+function streamOf(l: Line): string | undefined {
+  const s = l['type'] === 'tasks/event' ? l['taskId'] : l['stream'];
+  return typeof s === 'string' ? s : undefined;
+}
+
+/** What an error answer of a task stream says, briefly. */
+function taskError(l: Line): string {
+  const status = typeof l['status'] === 'number' ? `HTTP ${l['status']}` : '';
+  const error = l['error'];
+  if (typeof error !== 'object' || error === null) return `error, ${status}`;
+  const e = error as Record<string, unknown>;
+  const data = (typeof e['data'] === 'object' && e['data'] !== null ? e['data'] : {}) as Record<
+    string,
+    unknown
+  >;
+  const body =
+    data['reason'] === 'events_gone'
+      ? `events_gone, earliestSeq ${num(data['earliestSeq'])}`
+      : `error ${num(e['code'])}`;
+  return status === '' ? body : `${body} (${status})`;
+}
+
+/** One line of the trace (not an event: those fold), as the diagram's lines. */
+function lineArrows(l: Line): string[] {
+  switch (l['type']) {
+    case 'binding':
+      return [noteBoth(`binding ${String(l['name'])}`)];
+    case 'open':
+      return [toServer('request that opens the stream'), toClient(`${num(l['status'])}, SSE`)];
+    case 'keepalive':
+      return [toClient(': keepalive (a comment)')];
+    case 'idle-timeout':
+      return [noteClient('nothing arrived for too long: the client gives up on the stream')];
+    case 'disconnect':
+      return [noteBoth('the connection breaks')];
+    case 'end':
+      return [toClient('the stream ends')];
+    case 'reconnect':
+      return [
+        toServer(
+          l['cursor'] === null
+            ? 'GET without Last-Event-ID'
+            : `GET, Last-Event-ID ${num(l['cursor'])}${typeof l['stream'] === 'string' ? ` (stream ${l['stream']})` : ''}`,
+        ),
+      ];
+    case 'response': {
+      const floor = l['floor'] === undefined ? '' : `, replay floor ${num(l['floor'])}`;
+      return [toClient(`${num(l['status'])}${floor}`)];
+    }
+    case 'decision':
+      return [noteClient(`the implementation decides: ${String(l['outcome'])}`)];
+    case 'tasks/stream':
+      return [
+        toServer(
+          `tasks/stream ${String(l['taskId'])}${l['after'] === undefined || l['after'] === null ? ', no after' : `, after ${num(l['after'])}`}`,
+        ),
+      ];
+    case 'tasks/result':
+      return [toClient('result: the stream closes')];
+    case 'tasks/error':
+      return [toClient(taskError(l))];
+    default:
+      return [];
+  }
+}
+
+/** A run of events folded into one arrow. */
+interface EventRun {
+  kind: 'sse' | 'task';
+  first: number | null;
+  last: number | null;
+  stream: string | undefined;
+  count: number;
+}
+
+function runArrow(r: EventRun): string {
+  const word = r.kind === 'task' ? 'seq' : 'id';
+  const ids =
+    r.first === null
+      ? r.kind === 'task'
+        ? 'event'
+        : 'data without an id'
+      : r.count === 1
+        ? `${word} ${r.first}`
+        : `${word} ${r.first} .. ${r.last}`;
+  const label = r.kind === 'task' ? `event ${ids.replace(/^event$/, '')}`.trim() : ids;
+  return toClient(r.stream === undefined ? label : `${label} (${r.stream})`);
+}
+
+/** The note the oracle's decision of `r` adds. */
+function decisionNotes(r: ReconnectReport): string[] {
+  const rule = r.rule === null ? '' : ` (rule ${r.rule}, ${r.code})`;
+  // The report's reason is the verdict in words, then the machine's reason after a colon.
+  const colon = r.reason.indexOf(': ');
+  const why = colon < 0 ? r.reason : r.reason.slice(colon + 2);
+  const notes = [noteClient(`oracle: ${r.expected}${rule}, ${why}`)];
+  if (r.verdict !== 'ok' && r.verdict !== 'unchecked')
+    notes.push(noteClient(`verdict on the implementation: ${r.verdict}`));
+  return notes;
+}
+
+/** The diagram of a trace already judged into `report` (`lines`: the trace's lines). */
+export function diagramOf(lines: readonly string[], report: CheckReport): string {
+  const byLine = new Map<number, ReconnectReport[]>();
+  // An episode of polls is judged once, at its last reconnect: one note for it, not one per poll.
+  const lastPoll = new Map<number, number>();
+  for (const r of report.reconnects)
+    if (r.episode !== undefined)
+      lastPoll.set(r.episode.first, Math.max(lastPoll.get(r.episode.first) ?? 0, r.line));
+  for (const r of report.reconnects) {
+    if (r.episode !== undefined && lastPoll.get(r.episode.first) !== r.line) continue;
+    const at = r.decidedAt ?? r.line;
+    byLine.set(at, [...(byLine.get(at) ?? []), r]);
+  }
+  const out = ['sequenceDiagram', '  participant C as client', '  participant S as server'];
+  let run: EventRun | null = null;
+  const flush = () => {
+    if (run !== null) out.push(runArrow(run));
+    run = null;
+  };
+  lines.forEach((text, i) => {
+    const n = i + 1;
+    if (text.trim() !== '') {
+      const l = JSON.parse(text) as Line;
+      const type = l['type'];
+      if (type === 'event' || type === 'tasks/event') {
+        // The event the oracle decides on stands alone: the runs before it (duplicates, a
+        // first stream) and the note after it must not blur where the proof came from.
+        if (byLine.has(n)) flush();
+        const kind = type === 'event' ? 'sse' : 'task';
+        const seq = seqOf(l);
+        const stream = streamOf(l);
+        const r = run as EventRun | null;
+        const extends_ =
+          r !== null &&
+          r.kind === kind &&
+          r.stream === stream &&
+          seq !== null &&
+          r.last !== null &&
+          seq === r.last + 1;
+        if (extends_) {
+          r.last = seq;
+          r.count++;
+        } else {
+          flush();
+          run = { kind, first: seq, last: seq, stream, count: 1 };
+        }
+      } else {
+        flush();
+        out.push(...lineArrows(l));
+      }
+    }
+    const decided = byLine.get(n);
+    if (decided !== undefined) {
+      flush();
+      for (const r of decided) out.push(...decisionNotes(r));
+    }
+  });
+  flush();
+  return out.join('\n');
+}
+
+/**
+ * The trace `text` (JSON lines) as a Mermaid sequence diagram with the oracle's decisions.
+ * Rejects as `checkTrace` does on bad input.
+ */
+export async function traceSequenceDiagram(
+  text: string,
+  options: TraceDiagramOptions = {},
+): Promise<string> {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  const lines = body === '' ? [] : body.split(/\r?\n/);
+  const report = await checkTrace(lines, options);
+  return diagramOf(lines, report);
+}
