@@ -162,6 +162,19 @@ export class TaskEventLog {
     return event;
   }
 
+  /**
+   * Drops the task's retained events with `seq < before` (retention by age, or by an operator):
+   * the cursors that needed them get `events_gone`; the others keep their numbers. Returns the
+   * earliest retained seq afterwards (the next seq when none is left).
+   */
+  trim(taskId: string, before: number): number {
+    const t = this.task(taskId);
+    const drop = t.events.findIndex((e) => e.seq >= before);
+    t.events.splice(0, drop < 0 ? t.events.length : drop);
+    this.wake(t);
+    return t.events[0]?.seq ?? t.next;
+  }
+
   /** The task reached a terminal state: live streams end once they have sent everything. */
   complete(taskId: string): void {
     const t = this.task(taskId);

@@ -435,6 +435,8 @@ export function taskGuardWith(
     }
     track.busy = true;
     const it = answer[Symbol.asyncIterator]();
+    /** The stream ended by itself (its result, an error, a break): not left by the reader. */
+    let ended = false;
     try {
       const e = call(track, params.after ?? null);
       if (e) throw e;
@@ -454,6 +456,7 @@ export function taskGuardWith(
         }
         if (next.done) {
           // The answer ended without its result: a break. Call again with the cursor.
+          ended = true;
           const error = broke(track, 'disconnect');
           if (error) throw error;
           return;
@@ -472,7 +475,10 @@ export function taskGuardWith(
             track.lastSeq = seq;
             yield (next.value.message as { params: TaskEvent }).params;
           }
-          if (fact['type'] === 'tasks/result') return;
+          if (fact['type'] === 'tasks/result') {
+            ended = true;
+            return;
+          }
           if (fact['type'] === 'tasks/error') {
             const err = (fact['error'] ?? {}) as { code?: unknown; message?: unknown };
             throw new Error(
@@ -481,8 +487,17 @@ export function taskGuardWith(
           }
         }
       }
+      // (Every exit from the loop is a return or a throw.)
+    } catch (e) {
+      ended = true;
+      throw e;
     } finally {
       track.busy = false;
+      if (!ended && !track.failure && tracks.get(track.taskId) === track) {
+        // The application stopped reading before the stream ended: it cut the connection.
+        emit(track, { type: 'disconnect' });
+        decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+      }
       void it.return?.()?.catch(() => {});
     }
   }
