@@ -5,7 +5,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { fetchTaskStream, StreamResumptionError } from '../../src/runtime/index.js';
+import {
+  fetchTaskStream,
+  StreamResumptionError,
+  TaskEventLog,
+  taskStreamHandler,
+} from '../../src/runtime/index.js';
 import { TASK_GUARD_MUTANTS } from '../../src/runtime/task-guard-mutants.js';
 import { taskStreamGuard, type TaskTraceLine } from '../../src/runtime/task-stream-guard.js';
 import { checkTrace } from '../../src/trace/check.js';
@@ -126,6 +131,32 @@ describe('taskStreamGuard against a hostile task-stream server', () => {
       await host.close();
     }
   });
+});
+
+test('guard.stream against a TaskEventLog server: a reader that leaves early resumes from its cursor', async () => {
+  const log = new TaskEventLog();
+  const taskId = log.createTask();
+  for (let i = 0; i < 5; i++) log.append(taskId, 'com.example.step', { i });
+  log.complete(taskId);
+  const host = await serveFetch(taskStreamHandler(log));
+  const trace: TaskTraceLine[] = [];
+  const guard = taskStreamGuard({ onTrace: (l) => void trace.push(l) });
+  try {
+    const seen: number[] = [];
+    for await (const e of guard.stream(fetch, host.url, taskId)) {
+      seen.push(e.seq);
+      if (seen.length === 2) break; // the application leaves: a disconnect
+    }
+    expect(guard.cursor(taskId)).toBe(1);
+    for await (const e of guard.stream(fetch, host.url, taskId)) seen.push(e.seq);
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    const report = await checkTrace(trace.map((l) => JSON.stringify(l)));
+    expect(report.reconnects.map((r) => [r.cursor, r.expected, r.verdict])).toEqual([
+      [1, 'resumed', 'ok'],
+    ]);
+  } finally {
+    await host.close();
+  }
 });
 
 describe('every task guard mutant is killed by the property', () => {

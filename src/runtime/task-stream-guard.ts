@@ -102,7 +102,7 @@ export interface TaskStreamGuard {
     fetchFn: typeof fetch,
     url: string | URL,
     taskId: string,
-    init?: { headers?: ConstructorParameters<typeof Headers>[0] },
+    init?: { headers?: ConstructorParameters<typeof Headers>[0]; signal?: AbortSignal },
   ): AsyncGenerator<TaskEvent, void, undefined>;
   /** The `seq` of the last event handed on for the task: the `after` of the next call. */
   cursor(taskId: string): number | undefined;
@@ -507,13 +507,19 @@ export function taskGuardWith(
     async *stream(fetchFn, url, taskId, init = {}) {
       const after = tracks.get(taskId)?.lastSeq;
       const abort = new AbortController();
+      // The caller's signal ends the call; leaving the loop early aborts it too.
+      const { signal, ...rest } = init;
+      const forward = () => abort.abort(signal!.reason);
+      if (signal?.aborted) forward();
+      else signal?.addEventListener('abort', forward, { once: true });
       const params: TaskStreamParams = after === undefined ? { taskId } : { taskId, after };
       try {
         yield* follow(
           params,
-          fetchTaskStream(fetchFn, url, params, { ...init, signal: abort.signal }),
+          fetchTaskStream(fetchFn, url, params, { ...rest, signal: abort.signal }),
         );
       } finally {
+        signal?.removeEventListener('abort', forward);
         abort.abort();
       }
     },
