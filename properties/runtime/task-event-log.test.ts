@@ -16,7 +16,9 @@ import {
   TaskLogCapacityError,
   taskStreamHandler,
   type TaskEvent,
+  type TaskEventLogOptions,
 } from '../../src/runtime/index.js';
+import { mutantTaskLog, TASK_SERVER_MUTANTS } from '../../src/conformance/task-reference.js';
 import { serveFetch } from '../../src/conformance/fetch-host.js';
 import { announceSeed, runs } from '../support/seed.js';
 
@@ -41,6 +43,64 @@ const op = fc.oneof(
     after: fc.option(fc.integer({ min: -2, max: 25 }), { nil: undefined }),
   }),
 );
+
+/**
+ * The contract as a property over random appends (past retention) and cursors, for the log
+ * `make` builds.
+ */
+const contract = (make: (o: TaskEventLogOptions) => TaskEventLog) =>
+  fc.asyncProperty(
+    fc.array(op, { maxLength: 40 }),
+    fc.integer({ min: 1, max: 8 }),
+    async (ops, cap) => {
+      const log = make({ maxEventsPerTask: cap });
+      const tasks = [log.createTask(), log.createTask(), log.createTask()];
+      /** Every event ever appended, per task: the truth a replay must match. */
+      const truth: TaskEvent[][] = [[], [], []];
+      for (const o of ops) {
+        const taskId = tasks[o.task]!;
+        if (o.kind === 'append') {
+          for (let i = 0; i < o.n; i++) {
+            const e = log.append(taskId, 'com.example.step', { i: truth[o.task]!.length });
+            expect(e.seq).toBe(truth[o.task]!.length); // from 0, +1 each
+            truth[o.task]!.push(e);
+          }
+          continue;
+        }
+        const all = truth[o.task]!;
+        const earliest = Math.max(0, all.length - cap);
+        const ac = new AbortController();
+        const opening = log.openStream(
+          o.after === undefined ? { taskId } : { taskId, after: o.after },
+          ac.signal,
+        );
+        const a = o.after;
+        if (a !== undefined && (a < 0 || a >= all.length)) {
+          expect(opening.ok ? 'opened' : opening.error.code).toBe(-32602);
+          continue;
+        }
+        if (a !== undefined && a + 1 < earliest) {
+          expect(opening.ok).toBe(false);
+          if (!opening.ok) {
+            expect(opening.error.code).toBe(EVENTS_GONE_CODE);
+            expect(opening.error.data).toEqual({
+              reason: 'events_gone',
+              taskId,
+              earliestSeq: earliest,
+            });
+          }
+          continue;
+        }
+        expect(opening.ok).toBe(true);
+        if (!opening.ok) continue;
+        const from = a === undefined ? earliest : a + 1;
+        // Aborted: what is retained is sent, then the stream stops instead of waiting live.
+        ac.abort();
+        const got = await drain(opening.events);
+        expect(got).toEqual(all.slice(from)); // exactly the retained ones, same numbers
+      }
+    },
+  );
 
 describe('contract: TaskEventLog', () => {
   test('no task id is issued twice, within a log, across logs, and after finished tasks are forgotten', () => {
@@ -68,65 +128,29 @@ describe('contract: TaskEventLog', () => {
 
   test('every cursor is replayed exactly or refused with events_gone; never another task; never renumbered', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(op, { maxLength: 40 }),
-        fc.integer({ min: 1, max: 8 }),
-        async (ops, cap) => {
-          const log = new TaskEventLog({ maxEventsPerTask: cap });
-          const tasks = [log.createTask(), log.createTask(), log.createTask()];
-          /** Every event ever appended, per task: the truth a replay must match. */
-          const truth: TaskEvent[][] = [[], [], []];
-          for (const o of ops) {
-            const taskId = tasks[o.task]!;
-            if (o.kind === 'append') {
-              for (let i = 0; i < o.n; i++) {
-                const e = log.append(taskId, 'com.example.step', { i: truth[o.task]!.length });
-                expect(e.seq).toBe(truth[o.task]!.length); // from 0, +1 each
-                truth[o.task]!.push(e);
-              }
-              continue;
-            }
-            const all = truth[o.task]!;
-            const earliest = Math.max(0, all.length - cap);
-            // A snapshot: the stream's replay is what is there now, then it waits (live).
-            const ac = new AbortController();
-            const opening = log.openStream(
-              o.after === undefined ? { taskId } : { taskId, after: o.after },
-              ac.signal,
-            );
-            const a = o.after;
-            if (a !== undefined && (a < 0 || a >= all.length)) {
-              expect(opening.ok ? 'opened' : opening.error.code).toBe(-32602);
-              continue;
-            }
-            if (a !== undefined && a + 1 < earliest) {
-              expect(opening.ok).toBe(false);
-              if (!opening.ok) {
-                expect(opening.error.code).toBe(EVENTS_GONE_CODE);
-                expect(opening.error.data).toEqual({
-                  reason: 'events_gone',
-                  taskId,
-                  earliestSeq: earliest,
-                });
-              }
-              continue;
-            }
-            expect(opening.ok).toBe(true);
-            if (!opening.ok) continue;
-            const from = a === undefined ? earliest : a + 1;
-            const got: TaskEvent[] = [];
-            for (let i = from; i < all.length; i++) {
-              const n = await opening.events.next();
-              expect(n.done).toBe(false);
-              got.push(n.value as TaskEvent);
-            }
-            expect(got).toEqual(all.slice(from)); // exactly the retained ones, same numbers
-            ac.abort(); // the live part: nothing more is there
-            expect((await opening.events.next()).done).toBe(true);
-          }
-        },
-      ),
+      contract((o) => new TaskEventLog(o)),
+      {
+        seed,
+        numRuns: runs(300),
+        endOnFailure: true,
+      },
+    );
+  });
+
+  test.each(
+    TASK_SERVER_MUTANTS.filter((m) => m.name !== 'bare-410').map(
+      (m) => [m.name, m.description] as const,
+    ),
+  )('the contract property kills the log mutant %s (%s)', async (name) => {
+    const result = await fc.check(
+      contract((o) => mutantTaskLog(name, o)),
       { seed, numRuns: runs(300), endOnFailure: true },
+    );
+    expect(result.failed, `log mutant ${name} survived ${result.numRuns} runs (seed ${seed})`).toBe(
+      true,
+    );
+    console.log(
+      `[log mutant ${name}] killed after ${result.numRuns} runs: ${JSON.stringify(result.counterexample)}`,
     );
   });
 

@@ -3,7 +3,13 @@
  * by taskStreamHandler, plus the control methods of the task contract (docs/conformance.md,
  * "Task event streams"), and its mutants, each a wrong server the scenarios must catch.
  */
-import { TaskEventLog, type TaskEvent, type TaskStreamOpening } from '../runtime/task-event-log.js';
+import {
+  isEventsGone,
+  TaskEventLog,
+  type TaskEvent,
+  type TaskEventLogOptions,
+  type TaskStreamOpening,
+} from '../runtime/task-event-log.js';
 import { taskStreamHandler } from '../runtime/task-stream-handler.js';
 
 /** The control methods a server under `--binding mcp-tasks --url` serves beside tasks/stream. */
@@ -35,8 +41,11 @@ export const TASK_SERVER_MUTANTS: readonly { name: TaskServerMutantName; descrip
 
 /** A log that serves streams wrong, one way per mutant. */
 class MutantLog extends TaskEventLog {
-  constructor(private readonly mutant: TaskServerMutantName) {
-    super();
+  constructor(
+    private readonly mutant: TaskServerMutantName,
+    options?: TaskEventLogOptions,
+  ) {
+    super(options);
   }
 
   override openStream(params: unknown, signal?: AbortSignal): TaskStreamOpening {
@@ -50,10 +59,14 @@ class MutantLog extends TaskEventLog {
     switch (this.mutant) {
       case 'silent-skip': {
         const o = super.openStream(params, signal);
-        return o.ok ? o : super.openStream({ taskId }, signal);
+        return o.ok || !isEventsGone(o.error) ? o : super.openStream({ taskId }, signal);
       }
-      case 'replay-from-head':
+      case 'replay-from-head': {
+        const o = super.openStream(params, signal);
+        if (!o.ok) return o;
+        void o.events.return(undefined);
         return super.openStream({ taskId }, signal);
+      }
       case 'skip-one':
         return after + 1 < info.next
           ? super.openStream({ taskId, after: after + 1 }, signal)
@@ -83,6 +96,14 @@ class MutantLog extends TaskEventLog {
   }
 }
 
+/** A TaskEventLog with the mutant `name`: for the contract suite and the reference mutants. */
+export function mutantTaskLog(
+  name: TaskServerMutantName,
+  options?: TaskEventLogOptions,
+): TaskEventLog {
+  return new MutantLog(name, options);
+}
+
 function taskIdOf(params: unknown): string {
   const taskId = (params as { taskId?: unknown } | null)?.taskId;
   if (typeof taskId !== 'string') throw new Error('taskId must be a string');
@@ -104,7 +125,7 @@ function countOf(params: unknown, field: string): number {
 export function taskReferenceHandler(
   mutant?: TaskServerMutantName,
 ): (request: Request) => Promise<Response> {
-  const log = mutant ? new MutantLog(mutant) : new TaskEventLog();
+  const log = mutant ? mutantTaskLog(mutant) : new TaskEventLog();
   const handler = taskStreamHandler(log, {
     eventsGoneStatus: 410,
     methods: {
