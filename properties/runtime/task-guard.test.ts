@@ -11,8 +11,12 @@ import {
   TaskEventLog,
   taskStreamHandler,
 } from '../../src/runtime/index.js';
-import { TASK_GUARD_MUTANTS } from '../../src/runtime/task-guard-mutants.js';
-import { taskStreamGuard, type TaskTraceLine } from '../../src/runtime/task-stream-guard.js';
+import { mutantTaskGuard, TASK_GUARD_MUTANTS } from '../../src/runtime/task-guard-mutants.js';
+import {
+  taskStreamGuard,
+  type TaskStreamGuard,
+  type TaskTraceLine,
+} from '../../src/runtime/task-stream-guard.js';
 import { checkTrace } from '../../src/trace/check.js';
 import { serveFetch } from '../../src/conformance/fetch-host.js';
 import { announceSeed, runs } from '../support/seed.js';
@@ -159,22 +163,84 @@ test('guard.stream against a TaskEventLog server: a reader that leaves early res
   }
 });
 
+/**
+ * A receiver that closes every resume empty (it never sends the successor, nor events_gone):
+ * each poll is unproven, and the episode must fail when the budget runs out. The polls go on up
+ * to `maxPolls`, long past the budget; what is returned is how the client's loop ended.
+ */
+async function emptyPolls(guard: TaskStreamGuard, maxPolls: number) {
+  const host = await serveFetch(async (request) => {
+    const { id } = (await request.json()) as { id: unknown };
+    await new Promise((r) => setTimeout(r, 25));
+    return new Response(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: {} })}\n\n`, {
+      headers: { 'content-type': 'text/event-stream' },
+    });
+  });
+  const first = (async function* () {
+    for (let seq = 0; seq < 2; seq++) {
+      const params = { seq, taskId: TASK, type: 'com.example.step', payload: {} };
+      yield {
+        status: 200,
+        message: { jsonrpc: '2.0', method: 'notifications/tasks/event', params },
+      };
+    }
+    yield { status: 200, message: { jsonrpc: '2.0', id: 0, result: {} } };
+  })();
+  try {
+    for await (const e of guard.follow({ taskId: TASK }, first)) void e;
+    for (let poll = 0; poll < maxPolls; poll++) {
+      const params = { taskId: TASK, after: guard.cursor(TASK)! };
+      try {
+        for await (const e of guard.follow(params, fetchTaskStream(fetch, host.url, params))) {
+          return `event ${e.seq} handed on`;
+        }
+      } catch (e) {
+        if (e instanceof StreamResumptionError) return `failed after ${poll + 1} polls: ${e.code}`;
+        throw e;
+      }
+    }
+    return `still polling after ${maxPolls} polls`;
+  } finally {
+    await host.close();
+  }
+}
+
+describe('the polls of one episode share one proof budget', () => {
+  test('a receiver that closes every resume empty fails the episode when the budget runs out', async () => {
+    const trace: TaskTraceLine[] = [];
+    const guard = taskStreamGuard({ proofTimeoutMs: 200, onTrace: (l) => void trace.push(l) });
+    expect(await emptyPolls(guard, 200)).toMatch(
+      /^failed after \d+ polls: (unproven|no-response)$/,
+    );
+    const report = await checkTrace(trace.map((l) => JSON.stringify(l)));
+    expect(report.reconnects.filter((r) => r.verdict !== 'ok')).toEqual([]);
+    expect(report.reconnects.at(-1)?.expected).toBe('resumption-failed');
+  });
+
+  test('the mutant budget-per-poll is killed: it polls forever', async () => {
+    const guard = mutantTaskGuard({ proofTimeoutMs: 200 }, 'budget-per-poll');
+    // 40 polls of at least 25 ms each: five times the budget, on any machine.
+    expect(await emptyPolls(guard, 40)).toBe('still polling after 40 polls');
+  });
+});
+
 describe('every task guard mutant is killed by the property', () => {
-  test.each(TASK_GUARD_MUTANTS.map((m) => [m.name, m.description] as const))(
-    '%s (%s)',
-    async (name) => {
-      const result = await fc.check(
-        fc.asyncProperty(script, async (s) => fail((await runTaskGuard(s, name)).broken)),
-        { seed, numRuns: runs(400), endOnFailure: true },
-      );
-      expect(result.failed, `mutant ${name} survived ${result.numRuns} runs (seed ${seed})`).toBe(
-        true,
-      );
-      console.log(
-        `[task mutant ${name}] killed after ${result.numRuns} runs: ${JSON.stringify(result.counterexample)}\n${String(result.errorInstance)}`,
-      );
-    },
-  );
+  test.each(
+    TASK_GUARD_MUTANTS.filter((m) => m.name !== 'budget-per-poll').map(
+      (m) => [m.name, m.description] as const,
+    ),
+  )('%s (%s)', async (name) => {
+    const result = await fc.check(
+      fc.asyncProperty(script, async (s) => fail((await runTaskGuard(s, name)).broken)),
+      { seed, numRuns: runs(400), endOnFailure: true },
+    );
+    expect(result.failed, `mutant ${name} survived ${result.numRuns} runs (seed ${seed})`).toBe(
+      true,
+    );
+    console.log(
+      `[task mutant ${name}] killed after ${result.numRuns} runs: ${JSON.stringify(result.counterexample)}\n${String(result.errorInstance)}`,
+    );
+  });
 });
 
 test('mcp-resumption/runtime offers no door to a task guard mutant', async () => {

@@ -37,6 +37,11 @@ export const TASK_GUARD_MUTANTS: readonly TaskGuardMutant[] = [
     name: 'accepts-missing-after',
     description: 'takes a call without after, once events were delivered, for a fresh stream',
   },
+  {
+    name: 'budget-per-poll',
+    description:
+      'gives every poll of an episode (an empty resume, called again with the same after) a fresh proof budget',
+  },
 ];
 
 /** `taskStreamGuard` with the mutant `name`: for the property suite only. */

@@ -122,7 +122,11 @@ export class TaskGuardCapacityError extends Error {
 
 /** The name of a task guard mutant (./task-guard-mutants.ts). @internal */
 export type TaskGuardMutantName =
-  'accepts-skip' | 'forwards-duplicates' | 'gone-410-is-session-lost' | 'accepts-missing-after';
+  | 'accepts-skip'
+  | 'forwards-duplicates'
+  | 'gone-410-is-session-lost'
+  | 'accepts-missing-after'
+  | 'budget-per-poll';
 
 interface Track {
   taskId: string;
@@ -379,7 +383,7 @@ export function taskGuardWith(
     const resume = observations.some((o) => o.type === 'RECONNECT');
     if (resume) {
       track.reconnected = true;
-      if (!keepsBudget) track.episodeT = t;
+      if (!keepsBudget || mutant === 'budget-per-poll') track.episodeT = t;
       track.episodeAfter = after;
     }
     emit(track, { ...fact } as TaskTraceLine, t);
