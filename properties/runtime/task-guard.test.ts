@@ -3,6 +3,9 @@
  * claims NoSilentGap and GuardAgreesWithOracle hold for the guard (./task-guard-run.ts), and
  * each named wrong guard (src/runtime/task-guard-mutants.ts) breaks one of them.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
@@ -19,6 +22,7 @@ import {
 } from '../../src/runtime/task-stream-guard.js';
 import { checkTrace } from '../../src/trace/check.js';
 import { serveFetch } from '../../src/conformance/fetch-host.js';
+import { runCli } from '../support/cli.js';
 import { announceSeed, runs } from '../support/seed.js';
 import { script, TASK, type Script } from './task-hostile.js';
 import { runTaskGuard } from './task-guard-run.js';
@@ -161,6 +165,56 @@ test('guard.stream against a TaskEventLog server: a reader that leaves early res
   } finally {
     await host.close();
   }
+});
+
+test('the recorded trace is what `check` reads: the CLI judges it under its binding line, strict, exit 0', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'task-trace-'));
+  try {
+    const scripts: Script[] = [
+      {
+        k: 10,
+        steps: [
+          { kind: 'duplicates', count: 2 },
+          { kind: 'rewind', by: 1 },
+        ],
+      },
+      { k: 10, steps: [{ kind: 'gone', as: '410' }] },
+      { k: 10, steps: [{ kind: 'invalid' }] },
+      { k: 10, steps: [{ kind: 'honest', deliver: 1, end: 'drop', split: true }] },
+    ];
+    for (const [i, s] of scripts.entries()) {
+      const run = await runTaskGuard(s);
+      const file = join(dir, `trace-${i}.jsonl`);
+      await writeFile(file, run.trace.join('\n') + '\n');
+      const r = await runCli(['check', file, '--strict']);
+      expect(r.code, `${JSON.stringify(s)}\n${r.out}${r.err}`).toBe(0);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a malformed task event is not handed on: the guard gives the stream up, and check reads the trace', async () => {
+  const trace: TaskTraceLine[] = [];
+  const guard = taskStreamGuard({ onTrace: (l) => void trace.push(l) });
+  const answer = (async function* () {
+    const event = (params: unknown) => ({
+      status: 200,
+      message: { jsonrpc: '2.0', method: 'notifications/tasks/event', params },
+    });
+    yield event({ seq: 0, taskId: TASK, type: 'com.example.step', payload: {} });
+    yield event({ seq: '1', taskId: TASK, type: 'com.example.step', payload: {} });
+    yield event({ seq: 1, taskId: TASK, type: 'com.example.step', payload: {} });
+  })();
+  const handed: number[] = [];
+  await expect(
+    (async () => {
+      for await (const e of guard.follow({ taskId: TASK }, answer)) handed.push(e.seq);
+    })(),
+  ).rejects.toThrow(/malformed/);
+  expect(handed).toEqual([0]);
+  const report = await checkTrace(trace.map((l) => JSON.stringify(l)));
+  expect(report.exitCode).toBe(0);
 });
 
 /**
