@@ -7,6 +7,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
 import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
 import type { ConformanceReport } from '../conformance/render.js';
 import type { ImplementationEntry } from '../conformance/matrix.js';
@@ -115,6 +116,18 @@ Run options:
                        block "conformance" for the built-in matrix, "conformance-custom" for
                        --adapter/--url rows
 
+Task event streams (SEP-2694, --binding mcp-tasks):
+  --binding NAME       mcp-sse (default: the SSE scenarios above) or mcp-tasks: the task-stream
+                       scenarios, against --url URL or the built-in reference server
+  --reference          (with --binding mcp-tasks) run against the reference TaskEventLog server
+  --reference-mutant M (with --binding mcp-tasks) against a wrong reference server instead:
+                       silent-skip, renumbering, bare-410, replay-from-head, skip-one
+  With --binding mcp-tasks the server at --url serves plain JSON-RPC POSTs: tasks/stream, and
+  the control methods conformance/task_create, task_emit, task_complete, task_evict
+  (docs/conformance.md, "Task event streams"); --only, --timeout and --json apply. Scenarios:
+  fresh-stream, resume-after, guarded-resume, resume-live, events-gone, earliest-retained,
+  invalid-after, other-task. Exit 1 when one fails.
+
 Scenarios: within-window, after-eviction, after-restart, other-stream, other-session,
 same-ms-burst, empty-resume-twice, reader-stall, stale-connection, slow-store-replay,
 two-sessions, finished-while-away.
@@ -123,6 +136,7 @@ Exit status: 0; 1 when a cell within --fail-on's scope has one of its verdicts; 
 
 Examples:
   mcp-resumption conformance --adapter ./my-adapter.mjs --junit conformance.xml
+  mcp-resumption conformance --binding mcp-tasks --url http://127.0.0.1:8080/mcp
   mcp-resumption conformance --url http://127.0.0.1:8080/mcp \\
       --restart-cmd 'systemctl --user restart my-mcp' --keepalive-ms 1000 --traces traces/`,
   async run(argv, io) {
@@ -146,7 +160,23 @@ Examples:
       'fail-on': { type: 'string' },
       junit: { type: 'string' },
       traces: { type: 'string' },
+      binding: { type: 'string' },
+      reference: { type: 'boolean' },
+      'reference-mutant': { type: 'string' },
     });
+    const binding = values.binding;
+    if (typeof binding === 'string' && bindingNamed(binding) === undefined) {
+      throw new UsageError(
+        `conformance: unknown --binding ${JSON.stringify(binding)} (expected one of ${BINDING_NAMES.join(', ')})`,
+      );
+    }
+    if (binding === 'mcp-tasks') {
+      const { runTaskConformance } = await import('./conformance-tasks.js');
+      return runTaskConformance(values, io);
+    }
+    if (values.reference !== undefined || values['reference-mutant'] !== undefined) {
+      throw new UsageError('conformance: --reference needs --binding mcp-tasks');
+    }
     const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
     const adapters = (values.adapter as unknown as string[] | undefined) ?? [];
     const url = str('url');

@@ -23,3 +23,15 @@ export {
 } from './continuity-guard.js';
 export * from './replay-fence.js';
 export { StreamResumptionError } from '../reference.js';
+export * from './task-event-log.js';
+export * from './task-stream-handler.js';
+export * from './task-stream-fetch.js';
+// Named, not `*`: the guard's module also holds `taskGuardWith`, the door its mutants come in by.
+export {
+  taskStreamGuard,
+  TaskGuardCapacityError,
+  type TaskStreamGuard,
+  type TaskStreamGuardOptions,
+  type TaskStreamDecision,
+  type TaskTraceLine,
+} from './task-stream-guard.js';

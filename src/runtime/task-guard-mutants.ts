@@ -1,0 +1,53 @@
+/**
+ * The task guard's mutant table: each entry is a wrong taskStreamGuard, so that the property
+ * suite (properties/runtime/task-guard.test.ts) shows it finds each one. Not exported by
+ * `mcp-resumption/runtime`: `taskStreamGuard` itself takes no mutant.
+ */
+import {
+  taskGuardWith,
+  type TaskGuardMutantName,
+  type TaskStreamGuard,
+  type TaskStreamGuardOptions,
+} from './task-stream-guard.js';
+
+export type { TaskGuardMutantName } from './task-stream-guard.js';
+
+/** One task guard mutant and what it gets wrong. */
+export interface TaskGuardMutant {
+  name: TaskGuardMutantName;
+  description: string;
+}
+
+/** Every task guard mutant. */
+export const TASK_GUARD_MUTANTS: readonly TaskGuardMutant[] = [
+  {
+    name: 'accepts-skip',
+    description: 'ignores the machine when it fails a resume for a skip, and hands the events on',
+  },
+  {
+    name: 'forwards-duplicates',
+    description: 'hands a duplicate (seq at or below the cursor) to the application',
+  },
+  {
+    name: 'gone-410-is-session-lost',
+    description:
+      'classifies an answer on its HTTP status first: events_gone as 410 is session-lost',
+  },
+  {
+    name: 'accepts-missing-after',
+    description: 'takes a call without after, once events were delivered, for a fresh stream',
+  },
+  {
+    name: 'budget-per-poll',
+    description:
+      'gives every poll of an episode (an empty resume, called again with the same after) a fresh proof budget',
+  },
+];
+
+/** `taskStreamGuard` with the mutant `name`: for the property suite only. */
+export function mutantTaskGuard(
+  options: TaskStreamGuardOptions,
+  name: TaskGuardMutantName,
+): TaskStreamGuard {
+  return taskGuardWith(options, name);
+}

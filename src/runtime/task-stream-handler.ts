@@ -1,0 +1,117 @@
+/**
+ * `taskStreamHandler(log)`: a Web fetch handler (`(Request) => Promise<Response>`) that serves
+ * `tasks/stream` from a {@link TaskEventLog} over HTTP, as MCP's Streamable HTTP transport
+ * carries a request: the client POSTs the JSON-RPC request; an error comes back as one JSON-RPC
+ * error (application/json), a stream as `text/event-stream` whose `data:` lines are the
+ * `notifications/tasks/event` messages and, last, the empty result that closes it.
+ */
+import {
+  EventsGoneError,
+  INVALID_PARAMS,
+  isEventsGone,
+  type JsonRpcErrorObject,
+  type TaskEventLog,
+} from './task-event-log.js';
+
+/** Options of {@link taskStreamHandler}. */
+export interface TaskStreamHandlerOptions {
+  /**
+   * The HTTP status of an `events_gone` answer: 200 (the default) or 410, which SEP-2694 lets
+   * a Streamable HTTP server use; the body is the same JSON-RPC error either way.
+   */
+  eventsGoneStatus?: 200 | 410;
+  /** Further JSON-RPC methods served on the same endpoint (a result, or a thrown error). */
+  methods?: Record<string, (params: unknown) => unknown>;
+}
+
+type Id = string | number | null;
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function reply(id: Id, body: { result: unknown } | { error: JsonRpcErrorObject }, status = 200) {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, ...body }), {
+    status,
+    headers: JSON_HEADERS,
+  });
+}
+
+const sse = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/**
+ * A fetch handler serving `tasks/stream` (and `options.methods`) from `log`. Requests other
+ * than a POST of one JSON-RPC request are refused (405, or a JSON-RPC parse error).
+ *
+ * @category Runtime
+ */
+export function taskStreamHandler(
+  log: TaskEventLog,
+  options: TaskStreamHandlerOptions = {},
+): (request: Request) => Promise<Response> {
+  const goneStatus = options.eventsGoneStatus ?? 200;
+  return async (request) => {
+    if (request.method !== 'POST') {
+      return new Response('tasks/stream is served on POST', { status: 405 });
+    }
+    let message: { id?: unknown; method?: unknown; params?: unknown };
+    try {
+      message = JSON.parse(await request.text()) as typeof message;
+    } catch {
+      return reply(null, { error: { code: -32700, message: 'Parse error' } });
+    }
+    if (typeof message !== 'object' || message === null || typeof message.method !== 'string') {
+      return reply(null, { error: { code: -32600, message: 'Invalid Request' } });
+    }
+    const id: Id =
+      typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+    const extra = options.methods?.[message.method];
+    if (extra) {
+      try {
+        return reply(id, { result: extra(message.params) ?? {} });
+      } catch (e) {
+        return reply(id, { error: { code: INVALID_PARAMS, message: (e as Error).message } });
+      }
+    }
+    if (message.method !== 'tasks/stream') {
+      return reply(id, { error: { code: -32601, message: 'Method not found' } });
+    }
+    const opening = log.openStream(message.params, request.signal);
+    if (!opening.ok) {
+      return reply(id, { error: opening.error }, isEventsGone(opening.error) ? goneStatus : 200);
+    }
+    const events = opening.events;
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await events.next();
+          if (next.done) {
+            controller.enqueue(encoder.encode(sse({ jsonrpc: '2.0', id, result: {} })));
+            controller.close();
+            return;
+          }
+          const notification = {
+            jsonrpc: '2.0',
+            method: 'notifications/tasks/event',
+            params: next.value,
+          };
+          controller.enqueue(encoder.encode(sse(notification)));
+        } catch (e) {
+          // A live stream that fell behind retention ends with events_gone, never a skip.
+          const error =
+            e instanceof EventsGoneError
+              ? e.toJsonRpc()
+              : { code: -32603, message: (e as Error).message };
+          controller.enqueue(encoder.encode(sse({ jsonrpc: '2.0', id, error })));
+          controller.close();
+        }
+      },
+      cancel() {
+        void events.return(undefined);
+      },
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+    });
+  };
+}
