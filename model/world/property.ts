@@ -108,7 +108,7 @@ export function runWorld(
   cfg: WorldConfig,
   commands: readonly WorldCommand[],
   subject: Subject = {},
-  extra: { record?: boolean; coverage?: Set<string> } = {},
+  extra: { record?: boolean; coverage?: Set<string>; stepEveryPoll?: boolean } = {},
 ): World {
   const w = createWorld(cfg, { ...subject, ...extra });
   for (const c of commands) new WorldCmd(c).run({}, w);

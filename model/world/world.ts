@@ -28,6 +28,7 @@ import { END, KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
 import { newTruth, type GroundTruth } from './ground-truth.js';
 import { stepCache, type StepCache } from './machine-cache.js';
 import { answerReconnect } from './policies.js';
+import { skipQuietPolls, type PollMark } from './quiet-polls.js';
 import {
   dropConnection,
   floorOf,
@@ -58,6 +59,8 @@ export interface WorldOptions {
   record?: boolean;
   /** Record the ids of the machine transitions taken. */
   coverage?: Set<string>;
+  /** Step every poll of a quiet run instead of jumping over it (equivalence tests). */
+  stepEveryPoll?: boolean;
 }
 
 /** One world. */
@@ -73,6 +76,10 @@ export interface World {
   policy: PolicyName;
   timeline: TimelineEntry[] | null;
   coverage: Set<string> | null;
+  /** The world at the latest poll of the client (model/world/quiet-polls.ts). */
+  pollMark: PollMark | null;
+  /** Runs of quiet polls are jumped over (not with `stepEveryPoll`, nor on a timeline). */
+  skipPolls: boolean;
   /** Index of the command being applied (timelines). */
   command: number;
   port: ClientPort;
@@ -203,6 +210,8 @@ export function createWorld(cfg: WorldConfig, options: WorldOptions = {}): World
     policy: options.policy ?? cfg.policy,
     timeline: options.record ? [] : null,
     coverage: options.coverage ?? null,
+    pollMark: null,
+    skipPolls: !options.stepEveryPoll,
     command: -1,
   } as unknown as World;
   const cache = stepCache(options.machine ?? clientMachine);
@@ -346,6 +355,7 @@ export function advance(w: World, ms: number): void {
     }
     if (c.proofAt !== null && c.proofAt <= w.clock.now) proofTimeout(c, w.port);
     if (c.done === null && c.reconnectAt !== null && c.reconnectAt <= w.clock.now) {
+      if (w.skipPolls) skipQuietPolls(w, end);
       note(w, 'client', 'reconnect back-off elapsed', { k: 'backoff' });
       reconnect(c, w.cfg, w.port);
     }
