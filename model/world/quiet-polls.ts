@@ -4,10 +4,11 @@
  * back-off R, is answered an empty stream, and the server ends that stream Q ms later: each
  * poll of such a run is the one before it, shifted in time. When two consecutive polls find the
  * world in the same state (every field equal, times relative to now), the world between them
- * was a period of a deterministic function of that state (no command ran), so the next polls
- * repeat it exactly; the ones before the next deadline (the end of this `advance`, the
- * episode's proof budget) are applied at once: their ground-truth records, observation counts
- * and the clock, with the same effect as running them.
+ * was a period of a deterministic function of that state (no command ran: a command clears the
+ * mark), so the next polls repeat it exactly; the ones before the next deadline (the end of
+ * this `advance`, the episode's proof budget) are applied at once: their ground-truth records,
+ * observation counts and the clock, with the same effect as running them. A poll's longest
+ * outage is not replayed: it only grows with time, and the poll run after the jump records it.
  *
  * properties/world/quiet-polls.property.test.ts holds a world with the skip equal, field by
  * field, to the same world stepped poll by poll, and every claim's verdict with it.
@@ -31,7 +32,6 @@ function pollState(w: World): unknown[] {
   const { client: c, server: s, truth, net } = w;
   const now = w.clock.now;
   return [
-    w.command,
     c.snap,
     c.cursor,
     c.hasCursor,

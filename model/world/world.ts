@@ -85,7 +85,11 @@ export interface World {
   port: ClientPort;
 }
 
-/** Appends a timeline entry (when recording). */
+/**
+ * Appends a timeline entry (when recording). Callers whose text interpolates numbers check
+ * `w.timeline` first: without a timeline such text was built on every emit and every advance
+ * of every world, only to be dropped here.
+ */
 export function note(w: World, actor: Actor, action: string, tag: TimelineTag): void {
   if (w.timeline === null) return;
   w.timeline.push({
@@ -284,9 +288,10 @@ function closeIdleStream(w: World): void {
   s.closeAt = Infinity;
   s.live = false;
   s.out.push({ frame: END, queuedAt: w.clock.now });
-  note(w, 'server', `ends the resumed stream: nothing written for ${w.cfg.Q} ms (polling)`, {
-    k: 'end-stream',
-  });
+  if (w.timeline !== null)
+    note(w, 'server', `ends the resumed stream: nothing written for ${w.cfg.Q} ms (polling)`, {
+      k: 'end-stream',
+    });
   pump(w, true);
 }
 
@@ -303,7 +308,7 @@ function skipQuietKeepalives(w: World, end: number): void {
   const K = w.cfg.K;
   if (w.timeline !== null || !s.connected || !w.net.up || c.done !== null) return;
   if (s.out.length > 0 || w.net.socket.length > 0 || !canRead(c, w.cfg)) return;
-  if (c.cache.step(c.snap, KEEPALIVE_OBSERVATION) !== c.snap) return;
+  if (c.cache.next(c.entry, KEEPALIVE_OBSERVATION) !== c.entry) return;
   const idle = idleDeadline(c, w.cfg);
   const idleLimit = c.behaviour.idleOn === 'bytes' && w.cfg.T > K ? Infinity : idle;
   const limit = Math.min(
@@ -348,9 +353,10 @@ export function advance(w: World, ms: number): void {
     if (idleDeadline(c, w.cfg) <= w.clock.now) {
       const up = w.net.up && w.server.connected && w.server.sessionKnown && !w.server.recreated;
       w.truth.idle.push({ t: w.clock.now, connectionUp: up });
-      note(w, 'client', `idle timer fired (${w.cfg.T} ms without ${c.behaviour.idleOn})`, {
-        k: 'idle',
-      });
+      if (w.timeline !== null)
+        note(w, 'client', `idle timer fired (${w.cfg.T} ms without ${c.behaviour.idleOn})`, {
+          k: 'idle',
+        });
       idleTimeout(c, w.cfg, w.port);
     }
     if (c.proofAt !== null && c.proofAt <= w.clock.now) proofTimeout(c, w.port);
