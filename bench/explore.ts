@@ -137,17 +137,6 @@ export const exploreBench: Bench = {
       seed: 3,
     });
     const worlds = samples.map(([cfg, cmds]) => [cfg, toWorldCommands(cmds)] as const);
-    // Where the memo misses come from: one pass over the sample, misses counted per world.
-    const primed = { worlds: 0, misses: 0 };
-    const m0 = cache.stats.misses;
-    for (const [cfg, cmds] of worlds) {
-      const before = cache.stats.misses;
-      runWorld(cfg, cmds);
-      if (cfg.priming !== 'all') continue;
-      primed.worlds++;
-      primed.misses += cache.stats.misses - before;
-    }
-    const sampleMisses = cache.stats.misses - m0;
     const w0 = performance.now();
     let worldRuns = 0;
     while (performance.now() - w0 < ms) {
@@ -162,7 +151,6 @@ export const exploreBench: Bench = {
       `exploration ratio baseline/exploration: ${spread(alt, 1, 'x')}; target <= 5x: ${alt.median <= 5 ? 'met' : 'not met'}`,
       `breakdown: fast-check generation alone ${rate(gen.runs, gen.secs)} runs/s; worlds alone (no fast-check) ${rate(worldRuns, worldSecs)} runs/s`,
       `machine: transition() memo hit rate ${((100 * hits) / Math.max(1, hits + misses)).toFixed(2)}% (${misses} misses at ~20 µs each); target > 99%: ${hits / Math.max(1, hits + misses) > 0.99 ? 'met' : 'not met'}`,
-      `memo misses in one pass over the worlds-alone sample (${worlds.length} worlds): ${sampleMisses}, of which ${((100 * primed.misses) / Math.max(1, sampleMisses)).toFixed(1)}% in its ${primed.worlds} priming=all worlds (every resumed stream primed with a new id: a new cursor per reconnect)`,
       'limits: fast-check generation and shrink bookkeeping (see the breakdown), the world itself (frames, timers, writer, claims) and garbage collection',
     ];
   },

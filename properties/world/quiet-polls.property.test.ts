@@ -79,7 +79,7 @@ describe('quiet polls', () => {
           expect(stateOf(skipped)).toEqual(stateOf(stepped));
           expect(verdicts(skipped)).toEqual(verdicts(stepped));
         }),
-        { seed: SEED, numRuns: runs(kind === 'polling' ? 600 : 300) },
+        { seed: SEED, numRuns: runs(kind === 'polling' ? 400 : 200) },
       );
       // Not vacuous: some worlds of the polling kind had a run to jump over.
       if (kind === 'polling') expect(jumped).toBeGreaterThan(0);
