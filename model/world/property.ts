@@ -151,13 +151,10 @@ export function judge(
     stats.states.add(clientState(w.client));
   }
   // The conditions of validity, computed once for the claims that read them (not per claim).
-  let broken: ConditionName[] | undefined;
-  const options: ClaimOptions = {
-    get broken() {
-      return (broken ??= brokenConditions(w, ignore));
-    },
-  };
-  if (ignore !== undefined) options.ignore = ignore;
+  // A plain object: an accessor that computed them on first read made every claim's check
+  // slower than the computation it saved.
+  const broken = brokenConditions(w, ignore);
+  const options: ClaimOptions = ignore === undefined ? { broken } : { ignore, broken };
   for (const claim of claims) {
     const verdict = claim.check(w, options);
     if (stats && verdict.applicable) {
