@@ -151,7 +151,7 @@ export const exploreBench: Bench = {
       `exploration ratio baseline/exploration: ${spread(alt, 1, 'x')}; target <= 5x: ${alt.median <= 5 ? 'met' : 'not met'}`,
       `breakdown: fast-check generation alone ${rate(gen.runs, gen.secs)} runs/s; worlds alone (no fast-check) ${rate(worldRuns, worldSecs)} runs/s`,
       `machine: transition() memo hit rate ${((100 * hits) / Math.max(1, hits + misses)).toFixed(2)}% (${misses} misses at ~20 µs each); target > 99%: ${hits / Math.max(1, hits + misses) > 0.99 ? 'met' : 'not met'}`,
-      'limits: fast-check generation and shrink bookkeeping (see the breakdown), the world itself (frames, timers, writer, claims) and garbage collection',
+      'limits: fast-check generation and shrink bookkeeping (see the breakdown), the world itself (frames, timers, writer, claims) and garbage collection; the memo misses are almost all in priming=all worlds, where every reconnect primes a new id and so a cursor the memo has not seen (docs/world.md, "Speed")',
     ];
   },
 };

@@ -22,6 +22,11 @@ export interface ClaimVerdict {
 export interface ClaimOptions {
   /** A condition of validity not to require (EachConditionIsNecessary). */
   ignore?: ConditionName;
+  /**
+   * The conditions that failed in this finished world (all but `ignore`), when the caller has
+   * them: judging every claim computes them once rather than once per claim.
+   */
+  broken?: readonly ConditionName[];
 }
 
 /** A named claim: a function of world state and ground truth. */

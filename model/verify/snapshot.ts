@@ -53,6 +53,7 @@ function copyClient(c: ClientState): ClientState {
   return {
     cache: c.cache,
     snap: c.snap,
+    entry: c.entry,
     behaviour: c.behaviour,
     cursor: c.cursor,
     hasCursor: c.hasCursor,
@@ -115,4 +116,5 @@ export function restoreSnapshot(w: World, s: WorldSnapshot): void {
   w.client = copyClient(s.client);
   w.truth = copyTruth(s.truth);
   w.command = -1;
+  w.pollMark = null;
 }

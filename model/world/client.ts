@@ -9,7 +9,7 @@ import type { Observation, ResponseObservation } from '../observations.js';
 import { episodeGoesOn, isBudgeted, type ClientSnapshot } from '../run.js';
 import type { WorldConfig } from './config.js';
 import { TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
-import type { StepCache } from './machine-cache.js';
+import type { MemoEntry, StepCache } from './machine-cache.js';
 
 /** What the client can do to the outside world. */
 export interface ClientPort {
@@ -37,6 +37,8 @@ export interface ClientBehaviour {
 export interface ClientState {
   cache: StepCache;
   snap: ClientSnapshot;
+  /** The memo entry of `snap` (the machine is stepped from it). */
+  entry: MemoEntry;
   behaviour: ClientBehaviour;
   /** Id of the last event delivered to the application (0: the primed start of the stream). */
   cursor: number;
@@ -81,6 +83,7 @@ export function newClient(
   const c: ClientState = {
     cache,
     snap: cache.initial,
+    entry: cache.entryOf(cache.initial),
     behaviour,
     cursor: 0,
     hasCursor: primed,
@@ -110,7 +113,8 @@ export function clientState(c: ClientState): ClientStateName {
 
 function feed(c: ClientState, o: Observation, port: ClientPort): void {
   const before = c.snap;
-  c.snap = c.cache.step(before, o);
+  c.entry = c.cache.next(c.entry, o);
+  c.snap = c.entry.snap;
   c.observations++;
   port.observed(o, before, c.snap);
   const state = clientState(c);

@@ -43,31 +43,39 @@ function emitTool(w: World): void {
   if (ready > w.clock.now) advance(w, ready - w.clock.now);
   const f = emit(s, w.cfg, w.clock.now, w.truth);
   if (f !== null) {
-    note(w, 'server', `emits ${f.result ? 'result' : 'progress'} event ${f.id}`, {
-      k: 'emit',
-      id: f.id,
-      result: f.result,
-    });
+    if (w.timeline !== null)
+      note(w, 'server', `emits ${f.result ? 'result' : 'progress'} event ${f.id}`, {
+        k: 'emit',
+        id: f.id,
+        result: f.result,
+      });
     pump(w, false);
   }
 }
 
 /** Applies one command to the world. */
 export function applyCommand(w: World, c: WorldCommand): void {
+  // A run of quiet polls is one of time alone: a command ends it (model/world/quiet-polls.ts).
+  w.pollMark = null;
   switch (c.kind) {
     case 'Emit':
       if (c.stream === 'tool') emitTool(w);
       else {
         const f = emitOther(w.server, w.cfg, w.clock.now);
-        note(w, 'server', `emits event ${f.id} on the other stream`, { k: 'emit-other', id: f.id });
+        if (w.timeline !== null)
+          note(w, 'server', `emits event ${f.id} on the other stream`, {
+            k: 'emit-other',
+            id: f.id,
+          });
       }
       return;
     case 'Evict': {
       const id = evictOldest(w.server, w.truth);
-      note(w, 'server', id === null ? 'nothing to evict' : `evicts event ${id}`, {
-        k: 'evict',
-        id,
-      });
+      if (w.timeline !== null)
+        note(w, 'server', id === null ? 'nothing to evict' : `evicts event ${id}`, {
+          k: 'evict',
+          id,
+        });
       return;
     }
     case 'Restart': {
@@ -76,10 +84,11 @@ export function applyCommand(w: World, c: WorldCommand): void {
       w.net.up = false;
       w.net.socket = [];
       restart(w.server, w.cfg, w.clock.now, w.truth);
-      note(w, 'server', `restarts (${w.cfg.durable ? 'durable' : 'in-memory'} session store)`, {
-        k: 'restart',
-        durable: w.cfg.durable,
-      });
+      if (w.timeline !== null)
+        note(w, 'server', `restarts (${w.cfg.durable ? 'durable' : 'in-memory'} session store)`, {
+          k: 'restart',
+          durable: w.cfg.durable,
+        });
       if (wasUp) noticeDisconnect(w.client, w.cfg, w.port);
       return;
     }
@@ -97,7 +106,7 @@ export function applyCommand(w: World, c: WorldCommand): void {
       note(w, 'client', 'reader drains the socket', { k: 'drain' });
       return;
     case 'Advance':
-      note(w, 'network', `${c.ms} ms pass`, { k: 'advance', ms: c.ms });
+      if (w.timeline !== null) note(w, 'network', `${c.ms} ms pass`, { k: 'advance', ms: c.ms });
       advance(w, c.ms);
       return;
     case 'Disconnect':

@@ -8,12 +8,27 @@ import type { Observation } from '../observations.js';
 import { initialSnapshot, step, type ClientSnapshot } from '../run.js';
 import { firedTransition } from '../transitions.js';
 
+/**
+ * One interned snapshot and its row of the memo (observation key to the entry it leads to). The
+ * world's client holds the entry of its snapshot, so that a step reads the row from an object
+ * of one shape instead of looking it up on the snapshot (xstate's snapshots come in several
+ * shapes, which made that lookup a polymorphic keyed load on every observation).
+ */
+export interface MemoEntry {
+  snap: ClientSnapshot;
+  row: Map<string | number, MemoEntry>;
+}
+
 /** Steps one machine (the model or a mutant), memoized. */
 export interface StepCache {
   machine: ClientMachine;
   initial: ClientSnapshot;
   /** The snapshot after `observation` (the machine's `transition()`, memoized). */
   step(snapshot: ClientSnapshot, observation: Observation): ClientSnapshot;
+  /** The memo entry of `snapshot` (interned, as every snapshot `step` returns). */
+  entryOf(snapshot: ClientSnapshot): MemoEntry;
+  /** `step` from an entry to an entry: the world's hot path. */
+  next(entry: MemoEntry, observation: Observation): MemoEntry;
   /** The id of the transition `observation` takes from `snapshot` (see `firedTransition`). */
   fired(snapshot: ClientSnapshot, observation: Observation): string | null;
   /** Cache hits and misses so far. */
@@ -84,18 +99,17 @@ const LIMIT = 200_000;
 const caches = new WeakMap<ClientMachine, StepCache>();
 
 /**
- * The memo row of one (interned) snapshot: observation key to result. It is held on the
- * snapshot itself, under a symbol of the cache's current generation, as a non-enumerable
- * property (invisible to equality and serialisation): a property read is faster than a
- * `WeakMap` lookup keyed by the snapshot (and adds no ephemeron for the collector to trace),
- * and this lookup is on every observation of every world. A new generation gets a new symbol.
+ * What the memo keeps of one (interned) snapshot, held on the snapshot itself under a symbol of
+ * the cache's current generation, as a non-enumerable property (invisible to equality and
+ * serialisation): a property read is faster than a `WeakMap` lookup keyed by the snapshot (and
+ * adds no ephemeron for the collector to trace). A new generation gets a new symbol.
  */
-function rowOf<V>(s: ClientSnapshot, key: symbol): Map<string | number, V> {
-  const held = (s as unknown as Record<symbol, Map<string | number, V> | undefined>)[key];
+function heldOn<V>(s: ClientSnapshot, key: symbol, make: () => V): V {
+  const held = (s as unknown as Record<symbol, V | undefined>)[key];
   if (held !== undefined) return held;
-  const row = new Map<string | number, V>();
-  Object.defineProperty(s, key, { value: row });
-  return row;
+  const value = make();
+  Object.defineProperty(s, key, { value });
+  return value;
 }
 
 /**
@@ -128,21 +142,26 @@ export function stepCache(machine: ClientMachine): StepCache {
     initial,
     stats: { hits: 0, misses: 0 },
     step(snapshot, observation) {
+      return cache.next(cache.entryOf(snapshot), observation).snap;
+    },
+    entryOf(snapshot) {
+      return heldOn(snapshot, rows, () => ({ snap: snapshot, row: new Map() }));
+    },
+    next(entry, observation) {
       const o = obsKey(observation);
-      const row = rowOf<ClientSnapshot>(snapshot, rows);
-      const hit = row.get(o);
+      const hit = entry.row.get(o);
       if (hit !== undefined) {
         cache.stats.hits++;
         return hit;
       }
       cache.stats.misses++;
-      const next = intern(step(snapshot, observation, machine));
-      row.set(o, next);
+      const next = cache.entryOf(intern(step(entry.snap, observation, machine)));
+      entry.row.set(o, next);
       return next;
     },
     fired(snapshot, observation) {
       const o = obsKey(observation);
-      const row = rowOf<string | null>(snapshot, firedRows);
+      const row = heldOn(snapshot, firedRows, () => new Map<string | number, string | null>());
       const hit = row.get(o);
       if (hit !== undefined) return hit;
       const id = firedTransition(machine, snapshot, observation);

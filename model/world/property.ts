@@ -4,13 +4,19 @@
  */
 import fc from 'fast-check';
 import type { ClientMachine } from '../client-machine.js';
-import { CLAIMS, firstBroken, type Claim, type ClaimVerdict } from '../claims/index.js';
+import {
+  CLAIMS,
+  firstBroken,
+  type Claim,
+  type ClaimOptions,
+  type ClaimVerdict,
+} from '../claims/index.js';
 import type { ClientBehaviour } from './client.js';
 import { clientState } from './client.js';
 import { quiesce, type WorldCommand } from './commands.js';
 import type { PolicyName, WorldConfig } from './config.js';
 import { commandsArb, configArb, WorldCmd, type WorldKind } from './arbitraries.js';
-import type { ConditionName } from './validity.js';
+import { brokenConditions, type ConditionName } from './validity.js';
 import { createWorld, type World } from './world.js';
 
 /** What runs in the world: the model's client and the declared server, or a mutant of either. */
@@ -108,7 +114,7 @@ export function runWorld(
   cfg: WorldConfig,
   commands: readonly WorldCommand[],
   subject: Subject = {},
-  extra: { record?: boolean; coverage?: Set<string> } = {},
+  extra: { record?: boolean; coverage?: Set<string>; stepEveryPoll?: boolean } = {},
 ): World {
   const w = createWorld(cfg, { ...subject, ...extra });
   for (const c of commands) new WorldCmd(c).run({}, w);
@@ -144,8 +150,13 @@ export function judge(
     stats.observations += w.client.observations;
     stats.states.add(clientState(w.client));
   }
+  // The conditions of validity, computed once for the claims that read them (not per claim).
+  // A plain object: an accessor that computed them on first read made every claim's check
+  // slower than the computation it saved.
+  const broken = brokenConditions(w, ignore);
+  const options: ClaimOptions = ignore === undefined ? { broken } : { ignore, broken };
   for (const claim of claims) {
-    const verdict = claim.check(w, ignore === undefined ? {} : { ignore });
+    const verdict = claim.check(w, options);
     if (stats && verdict.applicable) {
       stats.applied[claim.name] = (stats.applied[claim.name] ?? 0) + 1;
       if (verdict.ok) stats.held[claim.name] = (stats.held[claim.name] ?? 0) + 1;

@@ -28,6 +28,7 @@ import { END, KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
 import { newTruth, type GroundTruth } from './ground-truth.js';
 import { stepCache, type StepCache } from './machine-cache.js';
 import { answerReconnect } from './policies.js';
+import { skipQuietPolls, type PollMark } from './quiet-polls.js';
 import {
   dropConnection,
   floorOf,
@@ -58,6 +59,8 @@ export interface WorldOptions {
   record?: boolean;
   /** Record the ids of the machine transitions taken. */
   coverage?: Set<string>;
+  /** Step every poll of a quiet run instead of jumping over it (equivalence tests). */
+  stepEveryPoll?: boolean;
 }
 
 /** One world. */
@@ -73,12 +76,20 @@ export interface World {
   policy: PolicyName;
   timeline: TimelineEntry[] | null;
   coverage: Set<string> | null;
+  /** The world at the latest poll of the client (model/world/quiet-polls.ts). */
+  pollMark: PollMark | null;
+  /** Runs of quiet polls are jumped over (not with `stepEveryPoll`, nor on a timeline). */
+  skipPolls: boolean;
   /** Index of the command being applied (timelines). */
   command: number;
   port: ClientPort;
 }
 
-/** Appends a timeline entry (when recording). */
+/**
+ * Appends a timeline entry (when recording). Callers whose text interpolates numbers check
+ * `w.timeline` first: without a timeline such text was built on every emit and every advance
+ * of every world, only to be dropped here.
+ */
 export function note(w: World, actor: Actor, action: string, tag: TimelineTag): void {
   if (w.timeline === null) return;
   w.timeline.push({
@@ -203,6 +214,8 @@ export function createWorld(cfg: WorldConfig, options: WorldOptions = {}): World
     policy: options.policy ?? cfg.policy,
     timeline: options.record ? [] : null,
     coverage: options.coverage ?? null,
+    pollMark: null,
+    skipPolls: !options.stepEveryPoll,
     command: -1,
   } as unknown as World;
   const cache = stepCache(options.machine ?? clientMachine);
@@ -275,9 +288,10 @@ function closeIdleStream(w: World): void {
   s.closeAt = Infinity;
   s.live = false;
   s.out.push({ frame: END, queuedAt: w.clock.now });
-  note(w, 'server', `ends the resumed stream: nothing written for ${w.cfg.Q} ms (polling)`, {
-    k: 'end-stream',
-  });
+  if (w.timeline !== null)
+    note(w, 'server', `ends the resumed stream: nothing written for ${w.cfg.Q} ms (polling)`, {
+      k: 'end-stream',
+    });
   pump(w, true);
 }
 
@@ -294,7 +308,7 @@ function skipQuietKeepalives(w: World, end: number): void {
   const K = w.cfg.K;
   if (w.timeline !== null || !s.connected || !w.net.up || c.done !== null) return;
   if (s.out.length > 0 || w.net.socket.length > 0 || !canRead(c, w.cfg)) return;
-  if (c.cache.step(c.snap, KEEPALIVE_OBSERVATION) !== c.snap) return;
+  if (c.cache.next(c.entry, KEEPALIVE_OBSERVATION) !== c.entry) return;
   const idle = idleDeadline(c, w.cfg);
   const idleLimit = c.behaviour.idleOn === 'bytes' && w.cfg.T > K ? Infinity : idle;
   const limit = Math.min(
@@ -339,13 +353,15 @@ export function advance(w: World, ms: number): void {
     if (idleDeadline(c, w.cfg) <= w.clock.now) {
       const up = w.net.up && w.server.connected && w.server.sessionKnown && !w.server.recreated;
       w.truth.idle.push({ t: w.clock.now, connectionUp: up });
-      note(w, 'client', `idle timer fired (${w.cfg.T} ms without ${c.behaviour.idleOn})`, {
-        k: 'idle',
-      });
+      if (w.timeline !== null)
+        note(w, 'client', `idle timer fired (${w.cfg.T} ms without ${c.behaviour.idleOn})`, {
+          k: 'idle',
+        });
       idleTimeout(c, w.cfg, w.port);
     }
     if (c.proofAt !== null && c.proofAt <= w.clock.now) proofTimeout(c, w.port);
     if (c.done === null && c.reconnectAt !== null && c.reconnectAt <= w.clock.now) {
+      if (w.skipPolls) skipQuietPolls(w, end);
       note(w, 'client', 'reconnect back-off elapsed', { k: 'backoff' });
       reconnect(c, w.cfg, w.port);
     }
