@@ -15,6 +15,11 @@ export interface OpenObservation {
   status: number;
   /** Session epoch the stream is opened under, when the server states one. */
   epoch?: string;
+  /**
+   * The stream opened, when the opening names it (a `tasks/stream` call names its task): an
+   * event of another stream on it is then a break from its first event on.
+   */
+  stream?: string;
 }
 
 /** An SSE event that carries an id (an event without an id is {@link DataObservation}). */

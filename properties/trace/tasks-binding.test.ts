@@ -368,3 +368,65 @@ describe('documentation', () => {
     for (const type of TASK_LINE_TYPES) expect(out).toContain(`{"type":"${type}"`);
   });
 });
+
+describe("the binding's words and the first stream", () => {
+  const SSE_WORDS = /Last-Event-ID|status=|event id|cursor \d|a 200 proves|replay floor/;
+
+  it('no report on a task trace of the corpus speaks SSE: every reason is in the binding words', async () => {
+    const names = readdirSync(CORPUS)
+      .filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl') && !f.includes('-bad-'))
+      .map((f) => f.slice(0, -'.jsonl'.length));
+    expect(names.length).toBeGreaterThan(10);
+    for (const name of names) {
+      const { args } = expectedOf(name);
+      const budget = args?.includes('--proof-budget')
+        ? { binding: 'mcp-tasks', proofBudget: Number(args[args.indexOf('--proof-budget') + 1]) }
+        : { binding: 'mcp-tasks' };
+      const report = await checkTrace(corpusLines(name), budget);
+      for (const r of [...report.reconnects, ...report.breaks]) {
+        // The checker's own frame ("[poll 1 of 2 with cursor 5 ...]") is not a machine reason.
+        expect(r.reason.replace(/\[poll .*\]$/, ''), `${name} line ${r.line}`).not.toMatch(
+          SSE_WORDS,
+        );
+      }
+    }
+  });
+
+  it('the machine keeps its own words under mcp-sse', async () => {
+    const report = await checkTrace(corpusLines('cursor-dropped'));
+    expect(report.reconnects[0]!.reason).toMatch(/Last-Event-ID/);
+  });
+
+  it("another task's event as the first event of the first stream is a break (the call names its task)", async () => {
+    const report = await checkTrace(corpusLines('tasks-other-task-first-stream'));
+    expect(report.breaks).toEqual([
+      {
+        line: 3,
+        expected: 0,
+        got: 0,
+        reason: 'event of task task-456 on the stream of task task-123',
+        stream: 'task-456',
+      },
+    ]);
+    // And it does not take the other task for the stream: the called task's events are its own.
+    const own = await checkTrace([HEAD, call(undefined, 'a'), ev(0, 'a'), ev(1, 'a')]);
+    expect(own.breaks).toEqual([]);
+  });
+
+  it("a binding's observations reach the machine whole: a RESPONSE's durable and epoch are kept", async () => {
+    // Written as native lines and read back, the observations lost these fields.
+    const real = mcpTasks.translator!();
+    const saysNotDurable: Binding = {
+      ...mcpTasks,
+      translator: () => ({
+        translate(fact) {
+          return real
+            .translate(fact)
+            .map((o) => (o.type === 'RESPONSE' ? { ...o, durable: false } : o));
+        },
+      }),
+    };
+    const report = await checkTrace([...resumeAfter(3, 3), ev(4)], { binding: saysNotDurable });
+    expect(report.reconnects.map((r) => r.code)).toEqual(['not-durable']);
+  });
+});

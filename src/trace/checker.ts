@@ -22,7 +22,13 @@ import { PENDING_STATES, type ClientMachine } from '../../model/client-machine.j
 import type { Observation } from '../../model/observations.js';
 import { isAccepting, type Outcome, type ReasonCode } from '../../model/outcomes.js';
 import { RULE_OF } from '../../model/rules.js';
-import { bindingNamed, mcpSse, BINDING_NAMES, type Binding } from '../../model/bindings/index.js';
+import {
+  bindingNamed,
+  mcpSse,
+  phraseOf,
+  BINDING_NAMES,
+  type Binding,
+} from '../../model/bindings/index.js';
 import { isObservation, lineReaderFor, readBindingHeader, type LineReader } from './bindings.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import { engineFor, type Engine, type EngineName, type MachineState } from './engine.js';
@@ -233,6 +239,8 @@ export class TraceChecker {
   private readonly chosen: Binding | undefined;
   /** Reads a line under a non-native binding; `undefined`: native lines (`mcp-sse`). */
   private readLine: LineReader | undefined;
+  /** The binding the trace is read under: its words phrase the machine's reasons. */
+  private binding: Binding;
   private snap: MachineState;
   private readonly notes: string[] = [];
   private lineNo = 0;
@@ -273,7 +281,8 @@ export class TraceChecker {
     }
     this.budget = options.proofBudget;
     this.chosen = bindingOf(options.binding);
-    this.readLine = lineReaderFor(this.chosen ?? mcpSse, this.idPattern);
+    this.binding = this.chosen ?? mcpSse;
+    this.readLine = lineReaderFor(this.binding, this.idPattern);
     this.snap = this.engine.initial();
   }
 
@@ -304,6 +313,7 @@ export class TraceChecker {
     if (header === null) return false;
     const { binding, proofBudget } = header;
     if (this.chosen === undefined) {
+      this.binding = binding;
       this.readLine = lineReaderFor(binding, this.idPattern);
     } else if (this.chosen.name !== binding.name) {
       throw new TraceInputError(
@@ -479,7 +489,7 @@ export class TraceChecker {
         line,
         expected: (prev.context.cursor ?? -1) + 1,
         got: o.id,
-        reason: reason.text,
+        reason: phraseOf(this.binding, reason.code, reason.text),
       };
       if (o.stream !== undefined) b.stream = o.stream;
       this.counts.breaks++;
@@ -489,7 +499,8 @@ export class TraceChecker {
     const cur = this.current;
     const outcome = next.context.outcome;
     if (!cur || cur.decided || outcome === null) return;
-    const d: Decided = { outcome, code: reason.code, text: reason.text, line };
+    const text = phraseOf(this.binding, reason.code, reason.text);
+    const d: Decided = { outcome, code: reason.code, text, line };
     if (outcome === 'delayed') cur.delayed = d;
     else cur.decided = d;
   }
