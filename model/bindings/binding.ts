@@ -37,6 +37,13 @@ export interface BindingTranslator {
    * still counts against the proof budget). Throws a {@link WireFactError} for bad input.
    */
   translate(fact: WireFact): Observation[];
+  /**
+   * A copy that goes on independently (the exhaustive search branches a world, and the
+   * client's translator with it). Absent: the translator cannot run in a world.
+   */
+  clone?(): BindingTranslator;
+  /** What the translator keeps, as a string: equal keys, equal translators (fingerprints). */
+  key?(): string;
 }
 
 /** A protocol's mapping from wire facts to the machine's observations. */

@@ -33,6 +33,9 @@ import { WireFactError, type Binding, type BindingTranslator, type WireFact } fr
 /** The commit of modelcontextprotocol/modelcontextprotocol whose SEP-2694 text is modelled. */
 export const SEP_2694_COMMIT = 'e695539c7c0e65c2b5412092df9a1e14191070cb';
 
+/** The `seq` of a task's first event (SEP-2694: "The first event in a task stream MUST use seq: 0"). */
+export const FIRST_SEQ = 0;
+
 /** The line types of the task-stream vocabulary. */
 export const TASK_LINE_TYPES = [
   'tasks/stream',
@@ -146,6 +149,8 @@ const isSessionGoneStatus = (status: number) => status === 404 || status === 410
 class TasksTranslator implements BindingTranslator {
   /** Tasks whose events were delivered: a call without `after` on them drops the cursor. */
   private readonly delivered = new Set<string>();
+  /** Tasks called before: a call again without `after` before any event resumes the start. */
+  private readonly called = new Set<string>();
   /** The task of the latest `tasks/stream` call. */
   private task: string | null = null;
   /** Duplicates are at or below it: the call's `after`, then the last event passed on. */
@@ -154,6 +159,20 @@ class TasksTranslator implements BindingTranslator {
   private awaiting = false;
 
   constructor(private readonly rules: TasksRules) {}
+
+  clone(): TasksTranslator {
+    const t = new TasksTranslator(this.rules);
+    for (const task of this.delivered) t.delivered.add(task);
+    for (const task of this.called) t.called.add(task);
+    t.task = this.task;
+    t.cursor = this.cursor;
+    t.awaiting = this.awaiting;
+    return t;
+  }
+
+  key(): string {
+    return `${[...this.delivered].join(',')}|${[...this.called].join(',')}|${this.task}|${this.cursor}|${this.awaiting ? 1 : 0}`;
+  }
 
   translate(fact: WireFact): Observation[] {
     switch (fact['type']) {
@@ -174,12 +193,27 @@ class TasksTranslator implements BindingTranslator {
     const task = taskIdOf(fact);
     const raw = fact['after'];
     const after = raw === undefined || raw === null ? null : sequence(raw, 'tasks/stream after');
+    const calledBefore = this.called.has(task);
+    this.called.add(task);
     this.task = task;
     this.cursor = after;
-    if (after === null && !(this.delivered.has(task) && this.rules.missingAfter === 'reconnect')) {
+    if (after === null) {
+      const delivered = this.delivered.has(task);
+      if (delivered && this.rules.missingAfter === 'reconnect') {
+        this.awaiting = true;
+        return [{ type: 'RECONNECT', cursor: null, stream: task }];
+      }
+      if (!delivered && calledBefore) {
+        // A call again before any event: a resume from the task's start, proven only by
+        // seq 0 (a receiver that lost the task and answers with an empty stream proves nothing).
+        this.awaiting = true;
+        return [{ type: 'RECONNECT', cursor: FIRST_SEQ - 1, stream: task }];
+      }
       this.awaiting = false;
-      // The call names its task: an event of another task is a break from the first event on.
-      return [{ type: 'OPEN', status: 200, stream: task }];
+      // The call names its task, and a task stream starts at seq 0 (SEP-2694): an event of
+      // another task, or a first event other than seq 0 (the receiver dropped the task's first
+      // events, and started at the earliest it retains), is a break from the first event on.
+      return [{ type: 'OPEN', status: 200, stream: task, cursor: FIRST_SEQ - 1 }];
     }
     this.awaiting = true;
     return [{ type: 'RECONNECT', cursor: after, stream: task }];

@@ -137,7 +137,7 @@ describe('mcp-tasks: task lines as observations', () => {
     expect([cut.expected, cut.code]).toEqual(['resumption-failed', 'no-response']);
   });
 
-  it('an error answering the opening call ends that stream; a fresh call without after opens again', async () => {
+  it('an error answering the opening call ends that stream; a call again without after resumes from seq 0', async () => {
     const report = await checkTrace([
       HEAD,
       call(),
@@ -146,13 +146,39 @@ describe('mcp-tasks: task lines as observations', () => {
       ev(0),
       ev(1),
     ]);
-    expect(report.reconnects).toEqual([]);
+    // The task was called before: the second call is a resume from its start (after -1),
+    // proven by seq 0, not a fresh stream that would take any first seq.
+    expect(report.reconnects.map((r) => [r.line, r.cursor, r.expected, r.code])).toEqual([
+      [4, -1, 'resumed', 'successor'],
+    ]);
     expect(report.exitCode).toBe(0);
   });
 
-  it('a call without after is an open until that task delivered an event, then a dropped cursor', async () => {
-    const fresh = await checkTrace([HEAD, call(), '{"type":"tasks/result"}', call(), ev(0)]);
-    expect(fresh.reconnects).toEqual([]);
+  it('a call again before any event is proven only by seq 0: a later first seq is a skip, an empty stream fails at P', async () => {
+    const skip = await only([HEAD, call(), '{"type":"disconnect"}', call(), ev(3)]);
+    expect([skip.expected, skip.code]).toEqual(['resumption-failed', 'skip']);
+    const empty = await only(
+      [
+        '{"type":"binding","name":"mcp-tasks","proofBudget":1000}',
+        '{"type":"tasks/stream","taskId":"t1","t":0}',
+        '{"type":"disconnect","t":10}',
+        '{"type":"tasks/stream","taskId":"t1","t":20}',
+        '{"type":"keepalive","t":600}',
+        '{"type":"keepalive","t":1200}',
+      ],
+      {},
+    );
+    expect([empty.expected, empty.code]).toEqual(['resumption-failed', 'no-response']);
+  });
+
+  it('the first event of a fresh stream must be seq 0: a receiver that starts at a later retained event is a break', async () => {
+    const report = await checkTrace([HEAD, call(), ev(2), ev(3)]);
+    expect(report.breaks.map((b) => [b.line, b.expected, b.got])).toEqual([[3, 0, 2]]);
+  });
+
+  it('a call without after is an open the first time, a resume from seq 0 again, and a dropped cursor once the task delivered an event', async () => {
+    const again = await only([HEAD, call(), '{"type":"tasks/result"}', call(), ev(0)]);
+    expect([again.cursor, again.expected]).toEqual([-1, 'resumed']);
     const other = await checkTrace([
       HEAD,
       call(),
