@@ -264,10 +264,17 @@ export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): v
   c.forgetCursor = false;
   // A poll (the server ended the resumed stream before any event), or a reconnect after a
   // delayed one with no event since, goes on with its episode and its proof budget.
-  const goesOn = episodeGoesOn(c.snap) && cursor !== null && cursor === c.snap.context.cursor;
+  const before = c.snap;
   port.reconnecting(cursor);
   feed(c, { type: 'RECONNECT', cursor, stream: TOOL_STREAM }, port);
   if (c.done !== null) return;
+  // Under a binding the cursor that counts is the one the translator resumed from (a call
+  // again without `after` before any event resumes from the task's start): the machine's.
+  const goesOn =
+    episodeGoesOn(before) &&
+    (c.wire === null
+      ? cursor !== null && cursor === before.context.cursor
+      : clientState(c) === 'reconnecting' && c.snap.context.cursor === before.context.cursor);
   const now = port.now();
   if (!goesOn || c.episodeStart === null) c.episodeStart = now;
   const response = port.reconnect(cursor);

@@ -7,8 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
-import { isTaskPolicy } from '../../model/world/config.js';
-import { newStats, worldProperty } from '../../model/world/property.js';
+import { CLAIMS } from '../../model/claims/index.js';
+import { isTaskPolicy, parseConfig } from '../../model/world/config.js';
+import { parseCommands } from '../../src/verify/counterexample.js';
+import { newStats, runWorld, worldProperty } from '../../model/world/property.js';
 import { runCli } from '../support/cli.js';
 
 const SEED = Number(process.env['MCPR_SEED'] ?? 20261203);
@@ -38,6 +40,21 @@ describe('random exploration of the task-stream world', () => {
     },
     300_000,
   );
+});
+
+describe('what random exploration found', () => {
+  test('a call again before any event keeps its episode’s budget across empty polls (explore --binding mcp-tasks, seed 1019244756)', () => {
+    // The client has no cursor (no priming, nothing delivered), the receiver retains nothing
+    // and closes each quiet stream: every poll is a call without after, which the binding
+    // resumes from seq 0. The budget must run from the first of them, not restart at each.
+    const cfg = parseConfig(
+      'D=inf,K=1000,T=1001,B=1,I=0,R=100,P=120000,Q=30000,N=1,keepalive=shared,read=decoupled,idleOn=bytes,durable=false,onRestart=404,policy=tasks-honest,ack=true,priming=none',
+    );
+    const w = runWorld(cfg, parseCommands('Disconnect,Emit,Evict,SaturateApp'));
+    for (const claim of CLAIMS) expect(claim.check(w).why, claim.name).not.toMatch(/waits forever/);
+    expect(w.client.done).toBe('failed');
+    expect(w.client.error).toMatch(/^resumption-failed: /);
+  });
 });
 
 describe('explore --binding', () => {
