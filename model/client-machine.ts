@@ -64,6 +64,8 @@ export const clientSetup = setup({
     open: assign(({ event }) => ({
       ...INITIAL_CONTEXT,
       epoch: (event as OpenObservation).epoch ?? null,
+      stream: (event as OpenObservation).stream ?? null,
+      cursor: (event as OpenObservation).cursor ?? null,
     })),
     /** The event is delivered to the application and becomes the cursor. */
     acceptEvent: assign(({ context, event }) => ({

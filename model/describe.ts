@@ -5,7 +5,7 @@ import type { Observation } from './observations.js';
 export function describeObservation(o: Observation): string {
   switch (o.type) {
     case 'OPEN':
-      return `OPEN ${o.status}${o.epoch !== undefined ? ` epoch=${o.epoch}` : ''}`;
+      return `OPEN ${o.status}${o.epoch !== undefined ? ` epoch=${o.epoch}` : ''}${o.stream !== undefined ? ` stream=${o.stream}` : ''}${o.cursor !== undefined ? ` from=${o.cursor}` : ''}`;
     case 'EVENT':
       return `EVENT ${o.id}${o.stream !== undefined ? ` stream=${o.stream}` : ''}`;
     case 'RECONNECT':

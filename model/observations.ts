@@ -15,6 +15,17 @@ export interface OpenObservation {
   status: number;
   /** Session epoch the stream is opened under, when the server states one. */
   epoch?: string;
+  /**
+   * The stream opened, when the opening names it (a `tasks/stream` call names its task): an
+   * event of another stream on it is then a break from its first event on.
+   */
+  stream?: string;
+  /**
+   * The id the stream's events continue from, when the opening fixes where they start (a task
+   * stream's first event is `seq` 0: cursor -1): its first event must then be cursor + 1.
+   * Absent: any first id is the stream's start.
+   */
+  cursor?: number;
 }
 
 /** An SSE event that carries an id (an event without an id is {@link DataObservation}). */

@@ -10,6 +10,7 @@
  * of the native trace format (format v1, the SSE vocabulary) it keeps as they are.
  */
 import type { Observation } from '../observations.js';
+import type { ReasonCode } from '../outcomes.js';
 
 /** One recorded wire fact: a JSON object with a `type`. */
 export type WireFact = Readonly<Record<string, unknown>>;
@@ -36,6 +37,13 @@ export interface BindingTranslator {
    * still counts against the proof budget). Throws a {@link WireFactError} for bad input.
    */
   translate(fact: WireFact): Observation[];
+  /**
+   * A copy that goes on independently (the exhaustive search branches a world, and the
+   * client's translator with it). Absent: the translator cannot run in a world.
+   */
+  clone?(): BindingTranslator;
+  /** What the translator keeps, as a string: equal keys, equal translators (fingerprints). */
+  key?(): string;
 }
 
 /** A protocol's mapping from wire facts to the machine's observations. */
@@ -53,4 +61,15 @@ export interface Binding {
   readonly nativeLines?: readonly string[];
   /** A fresh translator for one recording; absent when the native format is the binding's. */
   translator?(): BindingTranslator;
+  /**
+   * The machine's reason for `code` in the binding's words. The machine's texts speak of
+   * cursors, ids and statuses (and, where the rule came from SSE, of `Last-Event-ID`); a report
+   * on a trace of this binding rewords them. Absent: the machine's words, as they are.
+   */
+  phrase?(code: ReasonCode, text: string): string;
+}
+
+/** The machine's reason in `binding`'s words (./binding.ts, `phrase`). */
+export function phraseOf(binding: Binding, code: ReasonCode, text: string): string {
+  return binding.phrase === undefined ? text : binding.phrase(code, text);
 }

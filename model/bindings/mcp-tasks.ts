@@ -27,10 +27,14 @@
  *   unproven, a poll bounded by the proof budget (rule 7).
  */
 import type { Observation } from '../observations.js';
+import type { ReasonCode } from '../outcomes.js';
 import { WireFactError, type Binding, type BindingTranslator, type WireFact } from './binding.js';
 
 /** The commit of modelcontextprotocol/modelcontextprotocol whose SEP-2694 text is modelled. */
 export const SEP_2694_COMMIT = 'e695539c7c0e65c2b5412092df9a1e14191070cb';
+
+/** The `seq` of a task's first event (SEP-2694: "The first event in a task stream MUST use seq: 0"). */
+export const FIRST_SEQ = 0;
 
 /** The line types of the task-stream vocabulary. */
 export const TASK_LINE_TYPES = [
@@ -145,6 +149,8 @@ const isSessionGoneStatus = (status: number) => status === 404 || status === 410
 class TasksTranslator implements BindingTranslator {
   /** Tasks whose events were delivered: a call without `after` on them drops the cursor. */
   private readonly delivered = new Set<string>();
+  /** Tasks called before: a call again without `after` before any event resumes the start. */
+  private readonly called = new Set<string>();
   /** The task of the latest `tasks/stream` call. */
   private task: string | null = null;
   /** Duplicates are at or below it: the call's `after`, then the last event passed on. */
@@ -153,6 +159,20 @@ class TasksTranslator implements BindingTranslator {
   private awaiting = false;
 
   constructor(private readonly rules: TasksRules) {}
+
+  clone(): TasksTranslator {
+    const t = new TasksTranslator(this.rules);
+    for (const task of this.delivered) t.delivered.add(task);
+    for (const task of this.called) t.called.add(task);
+    t.task = this.task;
+    t.cursor = this.cursor;
+    t.awaiting = this.awaiting;
+    return t;
+  }
+
+  key(): string {
+    return `${[...this.delivered].join(',')}|${[...this.called].join(',')}|${this.task}|${this.cursor}|${this.awaiting ? 1 : 0}`;
+  }
 
   translate(fact: WireFact): Observation[] {
     switch (fact['type']) {
@@ -173,11 +193,27 @@ class TasksTranslator implements BindingTranslator {
     const task = taskIdOf(fact);
     const raw = fact['after'];
     const after = raw === undefined || raw === null ? null : sequence(raw, 'tasks/stream after');
+    const calledBefore = this.called.has(task);
+    this.called.add(task);
     this.task = task;
     this.cursor = after;
-    if (after === null && !(this.delivered.has(task) && this.rules.missingAfter === 'reconnect')) {
+    if (after === null) {
+      const delivered = this.delivered.has(task);
+      if (delivered && this.rules.missingAfter === 'reconnect') {
+        this.awaiting = true;
+        return [{ type: 'RECONNECT', cursor: null, stream: task }];
+      }
+      if (!delivered && calledBefore) {
+        // A call again before any event: a resume from the task's start, proven only by
+        // seq 0 (a receiver that lost the task and answers with an empty stream proves nothing).
+        this.awaiting = true;
+        return [{ type: 'RECONNECT', cursor: FIRST_SEQ - 1, stream: task }];
+      }
       this.awaiting = false;
-      return [{ type: 'OPEN', status: 200 }];
+      // The call names its task, and a task stream starts at seq 0 (SEP-2694): an event of
+      // another task, or a first event other than seq 0 (the receiver dropped the task's first
+      // events, and started at the earliest it retains), is a break from the first event on.
+      return [{ type: 'OPEN', status: 200, stream: task, cursor: FIRST_SEQ - 1 }];
     }
     this.awaiting = true;
     return [{ type: 'RECONNECT', cursor: after, stream: task }];
@@ -232,6 +268,101 @@ class TasksTranslator implements BindingTranslator {
   }
 }
 
+/** A machine reason's words rewritten: a pattern of the machine's text and its task words. */
+type Rewrite = readonly [RegExp, (...groups: string[]) => string];
+
+/** The answer a `status` of the translator stands for: a JSON-RPC error code, or an HTTP status. */
+const answerText = (status: string) =>
+  Number(status) < 0 ? `JSON-RPC error ${status}` : `HTTP status ${status}`;
+
+/**
+ * The machine's reasons in the task-stream vocabulary: `after` for the cursor, `seq` for an
+ * id, tasks for streams, `events_gone` for a floor, JSON-RPC errors for statuses. Reasons that
+ * a task stream cannot reach (a declared floor that covers the cursor, a session epoch,
+ * id-less data) keep the machine's words.
+ */
+const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
+  successor: [
+    [/^first event (\d+) is the cursor's successor$/, (seq) => `first new seq ${seq} is after + 1`],
+    [
+      /^first event (\d+) taken for the cursor's successor (\d+) without proof$/,
+      (seq, next) => `first seq ${seq} taken for after + 1 = ${next} without proof`,
+    ],
+  ],
+  'no-response': [
+    [/^no response to the reconnect before (\w+)$/, (o) => `no answer to tasks/stream before ${o}`],
+  ],
+  'session-gone': [
+    [
+      /^session lost: status=(\d+); re-initialize required$/,
+      (st) => `session lost: HTTP status ${st} without an events_gone body; re-initialize required`,
+    ],
+  ],
+  'bad-status': [
+    [
+      /^unexpected reconnect status=(-?\d+)$/,
+      (st) => `unexpected tasks/stream answer: ${answerText(st)}`,
+    ],
+  ],
+  'cursor-below-floor': [
+    [
+      /^cursor (\S+) below replay floor (\S+); events (\S+) are lost$/,
+      (c, f, lost) => `after ${c} below earliestSeq ${f} (events_gone); seq ${lost} are lost`,
+    ],
+  ],
+  skip: [
+    [
+      /^replay gap: expected event id (\S+), got (\S+); silent skip of (\S+) event\(s\)$/,
+      (e, g, n) => `replay gap: expected seq ${e}, got ${g}; silent skip of ${n} event(s)`,
+    ],
+  ],
+  rewind: [
+    [
+      /^replay rewind: expected event id (\S+), got (\S+) \(at or below cursor (\S+): a reset counter or a duplicate\)$/,
+      (e, g, c) =>
+        `replay rewind: expected seq ${e}, got ${g} (at or below after ${c}: a reset counter or a duplicate taken for an event)`,
+    ],
+  ],
+  'cross-stream': [
+    [
+      /^event of stream (.*) replayed on a resumption of stream (.*)$/,
+      (other, own) => `event of task ${other} on the stream of task ${own}`,
+    ],
+  ],
+  unproven: [
+    [
+      /^no event proved continuity from cursor (\S+) before (\w+); a 200 proves nothing$/,
+      (c, o) =>
+        `no new event proved continuity after seq ${c} before ${o}; an open tasks/stream proves nothing, and neither does a duplicate`,
+    ],
+  ],
+  break: [
+    [
+      /^non-contiguous stream: expected (\S+), got (\S+)$/,
+      (e, g) => `non-contiguous task stream: expected seq ${e}, got ${g}`,
+    ],
+  ],
+  'cursor-dropped': [
+    [
+      /^reconnect without Last-Event-ID although cursor (\S+) was received: the server cannot replay$/,
+      (c) =>
+        `tasks/stream without after although seq ${c} was received: the receiver starts again at its earliest retained event, and no events_gone can tell a gap`,
+    ],
+  ],
+  'no-cursor': [
+    [/^reconnect without Last-Event-ID: (.*)$/, (rest) => `tasks/stream without after: ${rest}`],
+  ],
+};
+
+/** A machine reason in the task-stream vocabulary ({@link TASK_WORDS}); other texts as they are. */
+export function taskPhrase(code: ReasonCode, text: string): string {
+  for (const [pattern, words] of TASK_WORDS[code] ?? []) {
+    const m = pattern.exec(text);
+    if (m !== null) return words(...m.slice(1));
+  }
+  return text;
+}
+
 /** A task-stream binding with the given rules (the mutants flip one each). */
 export function tasksBinding(rules: TasksRules): Binding {
   return {
@@ -240,6 +371,7 @@ export function tasksBinding(rules: TasksRules): Binding {
     lineTypes: TASK_LINE_TYPES,
     nativeLines: ['keepalive', 'idle-timeout', 'disconnect', 'decision'],
     translator: () => new TasksTranslator(rules),
+    phrase: taskPhrase,
   };
 }
 

@@ -4,6 +4,8 @@
  * task traces (properties/corpus/tasks-*) kills each (properties/trace/tasks-binding.test.ts).
  */
 import type { Binding } from '../bindings/binding.js';
+import type { ClientBehaviour } from '../world/client.js';
+import type { Subject } from '../world/property.js';
 import { SEP_2694_RULES, tasksBinding, type TasksRules } from '../bindings/mcp-tasks.js';
 
 /** One mutant of a binding. */
@@ -15,11 +17,28 @@ export interface BindingMutant {
   /** The rule it flips. */
   rules: TasksRules;
   binding: Binding;
+  /**
+   * What runs in the task-stream world (`verify --binding mcp-tasks`): the mutant binding in
+   * front of the model's machine, with the client behaviour that reaches the flipped rule.
+   */
+  subject: Subject;
 }
 
-function mutant(name: string, description: string, flip: Partial<TasksRules>): BindingMutant {
+function mutant(
+  name: string,
+  description: string,
+  flip: Partial<TasksRules>,
+  behaviour?: Partial<ClientBehaviour>,
+): BindingMutant {
   const rules = { ...SEP_2694_RULES, ...flip };
-  return { name, description, rules, binding: tasksBinding(rules) };
+  const binding = tasksBinding(rules);
+  return {
+    name,
+    description,
+    rules,
+    binding,
+    subject: behaviour === undefined ? { binding } : { binding, behaviour },
+  };
 }
 
 /** The task-stream binding mutants. */
@@ -43,5 +62,8 @@ export const BINDING_MUTANTS: readonly BindingMutant[] = [
     'tasks-missing-after-opens',
     'reads a call without after, once events were delivered, as a fresh stream instead of a dropped cursor (rule 0)',
     { missingAfter: 'open' },
+    // The model's client always sends its after; this rule is reached by one that does not
+    // (the real binding fails that client's calls as cursor-dropped: safe).
+    { omitsCursor: true },
   ),
 ];

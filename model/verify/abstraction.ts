@@ -253,6 +253,12 @@ export function encodeWorld(
     c.done === null ? rel(c.reconnectAt, now) : -1,
     rel(c.proofAt, now),
   );
+  // The task-stream client's translator: the cursor it reads duplicates against, its answer
+  // awaited, the tasks delivered (the SSE world has none).
+  if (c.wire !== null) {
+    const key = hashString(c.wire.key());
+    out.push(key[0], key[1]);
+  }
   // What the claims read.
   pushDelivered(w, out);
   out.push(

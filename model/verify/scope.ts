@@ -11,7 +11,7 @@
  */
 import {
   DEFAULT_CONFIG,
-  HONEST_POLICIES,
+  isHonestPolicy,
   type PolicyName,
   type WorldConfig,
 } from '../world/config.js';
@@ -150,7 +150,7 @@ export function scopeConfigs(scope: Scope, policy: PolicyName): WorldConfig[] {
  */
 export function isValidConfig(c: WorldConfig): boolean {
   return (
-    HONEST_POLICIES.includes(c.policy) &&
+    isHonestPolicy(c.policy) &&
     c.read === 'decoupled' &&
     c.idleOn === 'bytes' &&
     c.T > c.K &&

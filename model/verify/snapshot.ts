@@ -71,6 +71,8 @@ function copyClient(c: ClientState): ClientState {
     done: c.done,
     error: c.error,
     observations: c.observations,
+    // The translator goes on independently in each branch.
+    wire: c.wire === null ? null : c.wire.clone(),
   };
 }
 

@@ -8,7 +8,14 @@
  */
 import fc from 'fast-check';
 import { applyCommand, describeCommand, type WorldCommand } from './commands.js';
-import { FAULTY_POLICIES, POLICIES, type WorldConfig } from './config.js';
+import {
+  FAULTY_POLICIES,
+  isHonestPolicy,
+  POLICIES,
+  TASK_FAULTY_POLICIES,
+  TASK_HONEST_POLICIES,
+  type WorldConfig,
+} from './config.js';
 import type { ConditionName } from './validity.js';
 import type { World } from './world.js';
 
@@ -253,4 +260,17 @@ export function commandsArb(
     size: 'max',
     ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
   });
+}
+
+/**
+ * The configurations of a kind in the task-stream world (`explore --binding mcp-tasks`): the
+ * kind's deployments, each served by a task-stream receiver that keeps SEP-2694's contract
+ * where the kind's server is honest, and by one that breaks it where it is not.
+ */
+export function taskConfigArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
+  return configArb(kind).chain((c) =>
+    fc
+      .constantFrom(...(isHonestPolicy(c.policy) ? TASK_HONEST_POLICIES : TASK_FAULTY_POLICIES))
+      .map((policy) => ({ ...c, policy })),
+  );
 }

@@ -5,11 +5,12 @@
  * a {@link ClientPort} that returns what an HTTP client sees, never server state.
  */
 import { ACCEPTING_STATES, type ClientStateName } from '../client-machine.js';
-import type { Observation, ResponseObservation } from '../observations.js';
+import type { Observation } from '../observations.js';
 import { episodeGoesOn, isBudgeted, type ClientSnapshot } from '../run.js';
 import type { WorldConfig } from './config.js';
 import { TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
 import type { MemoEntry, StepCache } from './machine-cache.js';
+import type { AnsweredResponse, ClientWire } from './task-wire.js';
 
 /** What the client can do to the outside world. */
 export interface ClientPort {
@@ -17,8 +18,11 @@ export interface ClientPort {
   now(): number;
   /** The client is about to reconnect with this cursor (before its machine judges it). */
   reconnecting(cursor: number | null): void;
-  /** `GET` with `Last-Event-ID: cursor`: the response headers; a 200 opens the stream. */
-  reconnect(cursor: number | null): ResponseObservation;
+  /**
+   * `GET` with `Last-Event-ID: cursor` (a `tasks/stream` call with `after` in the task-stream
+   * world): the response headers, and a task-stream error's facts; a 200 opens the stream.
+   */
+  reconnect(cursor: number | null): AnsweredResponse;
   /** The client closes its connection. */
   close(): void;
   /** Called after every observation fed to the machine (timelines, coverage). */
@@ -31,6 +35,11 @@ export interface ClientBehaviour {
   idleOn: 'bytes' | 'events';
   /** After a resumed stream ends without any event, the next reconnect sends no Last-Event-ID. */
   dropsCursorAfterEmptyResume: boolean;
+  /**
+   * Every reconnect sends no cursor: a task-stream client that calls `tasks/stream` again
+   * without `after` to "receive all retained events from the beginning" (SEP-2694).
+   */
+  omitsCursor?: boolean;
 }
 
 /** The client's state. */
@@ -67,6 +76,11 @@ export interface ClientState {
   error: string | null;
   /** Observations fed to the machine. */
   observations: number;
+  /**
+   * The binding's translator in front of the machine (the task-stream world), or `null`: the
+   * client's observations go to the machine as they are (SSE, the native binding).
+   */
+  wire: ClientWire | null;
 }
 
 const ACCEPTING = new Set<string>(ACCEPTING_STATES);
@@ -79,6 +93,7 @@ export function newClient(
   epoch: string,
   port: ClientPort,
   primed = true,
+  wire: ClientWire | null = null,
 ): ClientState {
   const c: ClientState = {
     cache,
@@ -101,6 +116,7 @@ export function newClient(
     done: null,
     error: null,
     observations: 0,
+    wire,
   };
   feed(c, { type: 'OPEN', status: 200, epoch }, port);
   return c;
@@ -111,7 +127,19 @@ export function clientState(c: ClientState): ClientStateName {
   return c.snap.value as ClientStateName;
 }
 
-function feed(c: ClientState, o: Observation, port: ClientPort): void {
+/**
+ * Feeds the machine what the client observed (through the binding's translator when there is
+ * one); `true` when an event was accepted: taken in an accepting or proof-awaiting state and
+ * the machine still accepts after it (a duplicate the translator drops is not).
+ */
+function feed(c: ClientState, o: Observation, port: ClientPort): boolean {
+  if (c.wire === null) return step(c, o, port);
+  let accepted = false;
+  for (const x of c.wire.input(o)) if (step(c, x, port)) accepted = true;
+  return accepted;
+}
+
+function step(c: ClientState, o: Observation, port: ClientPort): boolean {
   const before = c.snap;
   c.entry = c.cache.next(c.entry, o);
   c.snap = c.entry.snap;
@@ -123,6 +151,15 @@ function feed(c: ClientState, o: Observation, port: ClientPort): void {
     c.error = `${c.snap.context.outcome}: ${c.snap.context.reason?.text ?? state}`;
     disconnect(c, port);
   }
+  return o.type === 'EVENT' && TAKES_EVENTS.has(before.value as string) && ACCEPTING.has(state);
+}
+
+/**
+ * A task-stream call whose answer has not come yet (its 200 is its first event, result or
+ * error): its proof budget runs, and a silent receiver fails it when the budget runs out.
+ */
+function awaitingAnswer(c: ClientState): boolean {
+  return c.wire !== null && clientState(c) === 'reconnecting';
 }
 
 function disconnect(c: ClientState, port: ClientPort): void {
@@ -173,9 +210,7 @@ export function readFrame(c: ClientState, f: Frame, cfg: WorldConfig, port: Clie
     streamEnded(c, cfg, now);
     return;
   }
-  const before = clientState(c);
-  feed(c, { type: 'EVENT', id: f.id, stream: f.stream }, port);
-  if (TAKES_EVENTS.has(before) && ACCEPTING.has(clientState(c))) {
+  if (feed(c, { type: 'EVENT', id: f.id, stream: f.stream }, port)) {
     c.delivered.push(f);
     c.cursor = f.id;
     c.hasCursor = true;
@@ -215,7 +250,7 @@ export function idleTimeout(c: ClientState, cfg: WorldConfig, port: ClientPort):
 /** The proof timer fired while a reconnect was still unproven, or still delayed (rule 7.1). */
 export function proofTimeout(c: ClientState, port: ClientPort): void {
   c.proofAt = null;
-  if (isBudgeted(c.snap)) feed(c, { type: 'PROOF_TIMEOUT' }, port);
+  if (isBudgeted(c.snap) || awaitingAnswer(c)) feed(c, { type: 'PROOF_TIMEOUT' }, port);
 }
 
 /** Reconnects now with `Last-Event-ID: cursor` (dropping the current connection if open). */
@@ -229,14 +264,21 @@ export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): v
     if (c.done !== null) return;
   }
   if (c.connected) disconnect(c, port);
-  const cursor = c.forgetCursor || !c.hasCursor ? null : c.cursor;
+  const cursor = c.forgetCursor || !c.hasCursor || c.behaviour.omitsCursor ? null : c.cursor;
   c.forgetCursor = false;
   // A poll (the server ended the resumed stream before any event), or a reconnect after a
   // delayed one with no event since, goes on with its episode and its proof budget.
-  const goesOn = episodeGoesOn(c.snap) && cursor !== null && cursor === c.snap.context.cursor;
+  const before = c.snap;
   port.reconnecting(cursor);
   feed(c, { type: 'RECONNECT', cursor, stream: TOOL_STREAM }, port);
   if (c.done !== null) return;
+  // Under a binding the cursor that counts is the one the translator resumed from (a call
+  // again without `after` before any event resumes from the task's start): the machine's.
+  const goesOn =
+    episodeGoesOn(before) &&
+    (c.wire === null
+      ? cursor !== null && cursor === before.context.cursor
+      : clientState(c) === 'reconnecting' && c.snap.context.cursor === before.context.cursor);
   const now = port.now();
   if (!goesOn || c.episodeStart === null) c.episodeStart = now;
   const response = port.reconnect(cursor);
@@ -247,6 +289,6 @@ export function reconnect(c: ClientState, cfg: WorldConfig, port: ClientPort): v
   feed(c, response, port);
   if (c.done !== null) return;
   // Unproven or delayed, the episode's budget runs (already spent: the timer fires at once).
-  if (isBudgeted(c.snap)) c.proofAt = c.episodeStart + cfg.P;
+  if (isBudgeted(c.snap) || awaitingAnswer(c)) c.proofAt = c.episodeStart + cfg.P;
   if (!c.connected) streamEnded(c, cfg, now);
 }

@@ -4,8 +4,8 @@
  * about (read path, keepalive writer, session store, reconnect policy).
  */
 
-/** How the server answers a reconnect (model/world/policies.ts). */
-export type PolicyName =
+/** How an SSE server answers a reconnect (model/world/policies.ts). */
+export type SsePolicyName =
   | 'honest'
   | 'honest-reject'
   | 'head'
@@ -15,6 +15,17 @@ export type PolicyName =
   | 'reorder-same-tick'
   | 'other-stream'
   | 'evicted-as-known';
+
+/**
+ * How a task-stream receiver (SEP-2694) answers a `tasks/stream` call with `after`
+ * (model/world/task-policies.ts). A world whose server runs one speaks the `mcp-tasks`
+ * binding: its client's input goes through the binding's translator.
+ */
+export type TaskPolicyName =
+  'tasks-honest' | 'tasks-gone-410' | 'tasks-duplicates' | 'tasks-restarted-counter' | 'tasks-skip';
+
+/** How the server answers a reconnect: an SSE policy, or a task-stream one. */
+export type PolicyName = SsePolicyName | TaskPolicyName;
 
 /** The two honest policies: both satisfy the seed's second condition of validity. */
 export const HONEST_POLICIES: readonly PolicyName[] = ['honest', 'honest-reject'];
@@ -30,8 +41,45 @@ export const FAULTY_POLICIES: readonly PolicyName[] = [
   'evicted-as-known',
 ];
 
-/** Every policy. */
+/** Every policy of the SSE world (the `mcp-sse` binding, the default). */
 export const POLICIES: readonly PolicyName[] = [...HONEST_POLICIES, ...FAULTY_POLICIES];
+
+/**
+ * The task-stream receivers that keep SEP-2694's replay contract: retention with `events_gone`
+ * (as a JSON-RPC error, or carried by HTTP 410), and duplicate replays, which the SEP allows.
+ */
+export const TASK_HONEST_POLICIES: readonly PolicyName[] = [
+  'tasks-honest',
+  'tasks-gone-410',
+  'tasks-duplicates',
+];
+
+/** The task-stream receivers that break it: a counter restarted under the same task id, a skip. */
+export const TASK_FAULTY_POLICIES: readonly PolicyName[] = [
+  'tasks-restarted-counter',
+  'tasks-skip',
+];
+
+/** Every policy of the task-stream world (the `mcp-tasks` binding). */
+export const TASK_POLICIES: readonly PolicyName[] = [
+  ...TASK_HONEST_POLICIES,
+  ...TASK_FAULTY_POLICIES,
+];
+
+/** `true` for a policy of the task-stream world: its worlds speak the `mcp-tasks` binding. */
+export function isTaskPolicy(p: PolicyName): boolean {
+  return p.startsWith('tasks-');
+}
+
+/** The policies of a binding's world, by the binding's name. */
+export function policiesOf(binding: string): readonly PolicyName[] {
+  return binding === 'mcp-tasks' ? TASK_POLICIES : POLICIES;
+}
+
+/** `true` for a policy that keeps its binding's replay contract (a condition of validity). */
+export function isHonestPolicy(p: PolicyName): boolean {
+  return HONEST_POLICIES.includes(p) || TASK_HONEST_POLICIES.includes(p);
+}
 
 /** One world's parameters. Times are virtual milliseconds. */
 export interface WorldConfig {
@@ -128,7 +176,7 @@ export const CONFIG_CHOICES: Readonly<Record<string, readonly string[]>> = {
   idleOn: ['bytes', 'events'],
   durable: ['true', 'false'],
   onRestart: ['404', 'recreate', 'new-epoch', 'not-durable'],
-  policy: POLICIES,
+  policy: [...POLICIES, ...TASK_POLICIES],
   ack: ['true', 'false'],
   priming: ['none', 'open', 'all'],
 };

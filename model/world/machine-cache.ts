@@ -83,7 +83,7 @@ export function obsKey(o: Observation): string | number {
       return `R${o.status}/${o.floor ?? '-'}/${o.epoch ?? '-'}/${o.durable ?? '-'}`;
     }
     case 'OPEN':
-      return `O${o.status}/${o.epoch ?? '-'}`;
+      return `O${o.status}/${o.epoch ?? '-'}/${o.stream ?? ''}/${o.cursor ?? '-'}`;
     default:
       return o.type;
   }

@@ -4,9 +4,17 @@
  * one, or answer something the client can tell apart (a declared floor above the cursor, or a
  * distinct status). Each faulty policy differs from `honest` in one way only.
  */
-import type { PolicyName, WorldConfig } from './config.js';
+import type { WireFact } from '../bindings/binding.js';
+import {
+  isTaskPolicy,
+  type PolicyName,
+  type SsePolicyName,
+  type TaskPolicyName,
+  type WorldConfig,
+} from './config.js';
 import { END, TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
 import { floorOf, type ServerState } from './server.js';
+import { answerTask } from './task-policies.js';
 
 /** What the client asked for. */
 export interface ReconnectRequest {
@@ -28,6 +36,11 @@ export interface Answer {
   frames: Frame[];
   /** New tool events follow the replay on this connection. */
   live: boolean;
+  /**
+   * A task-stream answer the headers cannot say (`events_gone`): the wire facts the receiver
+   * sends, read by the client's binding translator (model/world/task-policies.ts).
+   */
+  facts?: readonly WireFact[];
 }
 
 /** Status of a distinguishable rejection of an unreplayable cursor (`honest-reject`). */
@@ -86,7 +99,7 @@ function reverseSameTick(events: EventFrame[]): EventFrame[] {
 
 type KnownSession = (s: ServerState, c: number | null, cfg: WorldConfig) => Answer;
 
-const KNOWN: Record<PolicyName, KnownSession> = {
+const KNOWN: Record<SsePolicyName, KnownSession> = {
   honest,
   'honest-reject': (s, c, cfg) =>
     evicted(s, c) ? { status: UNREPLAYABLE_STATUS, frames: [], live: false } : honest(s, c, cfg),
@@ -140,5 +153,6 @@ export function answerReconnect(
     }
     return { status: 404, frames: [], live: false };
   }
-  return KNOWN[policy](s, req.cursor, cfg);
+  if (isTaskPolicy(policy)) return answerTask(s, policy as TaskPolicyName, req.cursor);
+  return KNOWN[policy as SsePolicyName](s, req.cursor, cfg);
 }

@@ -3,6 +3,7 @@
  * report prints (interleavings, steps, machine states and transitions visited).
  */
 import fc from 'fast-check';
+import type { Binding } from '../bindings/binding.js';
 import type { ClientMachine } from '../client-machine.js';
 import {
   CLAIMS,
@@ -15,7 +16,7 @@ import type { ClientBehaviour } from './client.js';
 import { clientState } from './client.js';
 import { quiesce, type WorldCommand } from './commands.js';
 import type { PolicyName, WorldConfig } from './config.js';
-import { commandsArb, configArb, WorldCmd, type WorldKind } from './arbitraries.js';
+import { commandsArb, configArb, taskConfigArb, WorldCmd, type WorldKind } from './arbitraries.js';
 import { brokenConditions, type ConditionName } from './validity.js';
 import { createWorld, type World } from './world.js';
 
@@ -25,6 +26,8 @@ export interface Subject {
   behaviour?: Partial<ClientBehaviour>;
   /** The policy the server really runs (its declared one stays `cfg.policy`). */
   policy?: PolicyName;
+  /** The task-stream binding the client reads with (a binding mutant), in a task-stream world. */
+  binding?: Binding;
 }
 
 /** Counters of an exploration. */
@@ -105,6 +108,8 @@ export interface WorldPropertyOptions {
   replayPath?: string;
   /** Fixed configuration instead of a generated one. */
   config?: WorldConfig;
+  /** `mcp-tasks`: generated worlds are task-stream worlds (a task policy serves them). */
+  binding?: string;
   /** Called every 1,000 worlds (progress lines). */
   onProgress?: (stats: ExploreStats) => void;
 }
@@ -171,7 +176,11 @@ export function worldProperty(
 ): fc.IProperty<[WorldConfig, Iterable<fc.Command<object, World>>]> {
   const claims = options.claims ?? CLAIMS;
   const stats = options.stats;
-  const cfgArb = options.config ? fc.constant(options.config) : configArb(options.kind);
+  const cfgArb = options.config
+    ? fc.constant(options.config)
+    : options.binding === 'mcp-tasks'
+      ? taskConfigArb(options.kind)
+      : configArb(options.kind);
   const cmdArb = commandsArb(options.kind, {
     ...(options.maxCommands !== undefined ? { maxCommands: options.maxCommands } : {}),
     ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),

@@ -2,7 +2,7 @@
  * The seed's conditions of validity, evaluated over a finished world: its configuration and its
  * ground truth. Only the claims read this (it reads ground truth).
  */
-import { HONEST_POLICIES } from './config.js';
+import { isHonestPolicy } from './config.js';
 import type { WorldConfig } from './config.js';
 import type { GroundTruth } from './ground-truth.js';
 import type { World } from './world.js';
@@ -105,7 +105,7 @@ export function conditionsHeld(w: World): Record<ConditionName, boolean> {
   const { cfg, truth } = w;
   return {
     cursorInWindow: truth.reconnects.every((r) => !r.sessionAlive || r.retained),
-    honestServer: HONEST_POLICIES.includes(cfg.policy),
+    honestServer: isHonestPolicy(cfg.policy),
     timeoutAboveKeepalive: cfg.T > cfg.K + truth.longestWriteStall,
     readDecoupled: cfg.read === 'decoupled' && cfg.idleOn === 'bytes',
     durableOr404: cfg.durable || cfg.onRestart === '404',

@@ -5,7 +5,9 @@
  */
 import { clientMachine, type ClientMachine } from '../client-machine.js';
 import { describeObservation } from '../describe.js';
-import type { Observation, ResponseObservation } from '../observations.js';
+import { mcpTasks } from '../bindings/mcp-tasks.js';
+import type { Binding } from '../bindings/binding.js';
+import type { Observation } from '../observations.js';
 import type { ClientSnapshot } from '../run.js';
 import {
   canRead,
@@ -23,7 +25,8 @@ import {
   type ClientState,
 } from './client.js';
 import { newClock, type VirtualClock } from './clock.js';
-import type { PolicyName, WorldConfig } from './config.js';
+import { isTaskPolicy, type PolicyName, type WorldConfig } from './config.js';
+import { ClientWire, type AnsweredResponse } from './task-wire.js';
 import { END, KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
 import { newTruth, type GroundTruth } from './ground-truth.js';
 import { stepCache, type StepCache } from './machine-cache.js';
@@ -55,6 +58,11 @@ export interface WorldOptions {
   behaviour?: Partial<ClientBehaviour>;
   /** The policy the server really runs (server mutants); `cfg.policy` is what it declares. */
   policy?: PolicyName;
+  /**
+   * The task-stream binding the client reads its input with, when `cfg.policy` is a task
+   * policy (a binding mutant; `mcp-tasks` by default). Ignored in the SSE world.
+   */
+  binding?: Binding;
   /** Record a timeline. */
   record?: boolean;
   /** Record the ids of the machine transitions taken. */
@@ -109,7 +117,7 @@ function closeConnection(w: World): void {
   dropConnection(w.server);
 }
 
-function serveReconnect(w: World, cursor: number | null): ResponseObservation {
+function serveReconnect(w: World, cursor: number | null): AnsweredResponse {
   const s = w.server;
   const now = w.clock.now;
   const floor = floorOf(s);
@@ -163,7 +171,8 @@ function serveReconnect(w: World, cursor: number | null): ResponseObservation {
     // The polling server ends a resumed stream it has written nothing on for Q ms.
     if (answer.live && w.cfg.Q > 0) s.closeAt = now + w.cfg.Q;
   } else dropConnection(s);
-  const r: ResponseObservation = { type: 'RESPONSE', status: answer.status };
+  const r: AnsweredResponse = { type: 'RESPONSE', status: answer.status };
+  if (answer.facts !== undefined) r.facts = answer.facts;
   if (answer.floor !== undefined) r.floor = answer.floor;
   if (answer.epoch !== undefined) r.epoch = answer.epoch;
   if (answer.durable !== undefined) r.durable = answer.durable;
@@ -226,7 +235,8 @@ export function createWorld(cfg: WorldConfig, options: WorldOptions = {}): World
     dropsCursorAfterEmptyResume: false,
     ...options.behaviour,
   };
-  w.client = newClient(cache, behaviour, server.epoch, w.port, cfg.priming !== 'none');
+  const wire = isTaskPolicy(cfg.policy) ? ClientWire.of(options.binding ?? mcpTasks) : null;
+  w.client = newClient(cache, behaviour, server.epoch, w.port, cfg.priming !== 'none', wire);
   return w;
 }
 

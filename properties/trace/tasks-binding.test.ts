@@ -137,7 +137,7 @@ describe('mcp-tasks: task lines as observations', () => {
     expect([cut.expected, cut.code]).toEqual(['resumption-failed', 'no-response']);
   });
 
-  it('an error answering the opening call ends that stream; a fresh call without after opens again', async () => {
+  it('an error answering the opening call ends that stream; a call again without after resumes from seq 0', async () => {
     const report = await checkTrace([
       HEAD,
       call(),
@@ -146,13 +146,39 @@ describe('mcp-tasks: task lines as observations', () => {
       ev(0),
       ev(1),
     ]);
-    expect(report.reconnects).toEqual([]);
+    // The task was called before: the second call is a resume from its start (after -1),
+    // proven by seq 0, not a fresh stream that would take any first seq.
+    expect(report.reconnects.map((r) => [r.line, r.cursor, r.expected, r.code])).toEqual([
+      [4, -1, 'resumed', 'successor'],
+    ]);
     expect(report.exitCode).toBe(0);
   });
 
-  it('a call without after is an open until that task delivered an event, then a dropped cursor', async () => {
-    const fresh = await checkTrace([HEAD, call(), '{"type":"tasks/result"}', call(), ev(0)]);
-    expect(fresh.reconnects).toEqual([]);
+  it('a call again before any event is proven only by seq 0: a later first seq is a skip, an empty stream fails at P', async () => {
+    const skip = await only([HEAD, call(), '{"type":"disconnect"}', call(), ev(3)]);
+    expect([skip.expected, skip.code]).toEqual(['resumption-failed', 'skip']);
+    const empty = await only(
+      [
+        '{"type":"binding","name":"mcp-tasks","proofBudget":1000}',
+        '{"type":"tasks/stream","taskId":"t1","t":0}',
+        '{"type":"disconnect","t":10}',
+        '{"type":"tasks/stream","taskId":"t1","t":20}',
+        '{"type":"keepalive","t":600}',
+        '{"type":"keepalive","t":1200}',
+      ],
+      {},
+    );
+    expect([empty.expected, empty.code]).toEqual(['resumption-failed', 'no-response']);
+  });
+
+  it('the first event of a fresh stream must be seq 0: a receiver that starts at a later retained event is a break', async () => {
+    const report = await checkTrace([HEAD, call(), ev(2), ev(3)]);
+    expect(report.breaks.map((b) => [b.line, b.expected, b.got])).toEqual([[3, 0, 2]]);
+  });
+
+  it('a call without after is an open the first time, a resume from seq 0 again, and a dropped cursor once the task delivered an event', async () => {
+    const again = await only([HEAD, call(), '{"type":"tasks/result"}', call(), ev(0)]);
+    expect([again.cursor, again.expected]).toEqual([-1, 'resumed']);
     const other = await checkTrace([
       HEAD,
       call(),
@@ -366,5 +392,67 @@ describe('documentation', () => {
     expect(code).toBe(0);
     expect(out).toContain('--binding');
     for (const type of TASK_LINE_TYPES) expect(out).toContain(`{"type":"${type}"`);
+  });
+});
+
+describe("the binding's words and the first stream", () => {
+  const SSE_WORDS = /Last-Event-ID|status=|event id|cursor \d|a 200 proves|replay floor/;
+
+  it('no report on a task trace of the corpus speaks SSE: every reason is in the binding words', async () => {
+    const names = readdirSync(CORPUS)
+      .filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl') && !f.includes('-bad-'))
+      .map((f) => f.slice(0, -'.jsonl'.length));
+    expect(names.length).toBeGreaterThan(10);
+    for (const name of names) {
+      const { args } = expectedOf(name);
+      const budget = args?.includes('--proof-budget')
+        ? { binding: 'mcp-tasks', proofBudget: Number(args[args.indexOf('--proof-budget') + 1]) }
+        : { binding: 'mcp-tasks' };
+      const report = await checkTrace(corpusLines(name), budget);
+      for (const r of [...report.reconnects, ...report.breaks]) {
+        // The checker's own frame ("[poll 1 of 2 with cursor 5 ...]") is not a machine reason.
+        expect(r.reason.replace(/\[poll .*\]$/, ''), `${name} line ${r.line}`).not.toMatch(
+          SSE_WORDS,
+        );
+      }
+    }
+  });
+
+  it('the machine keeps its own words under mcp-sse', async () => {
+    const report = await checkTrace(corpusLines('cursor-dropped'));
+    expect(report.reconnects[0]!.reason).toMatch(/Last-Event-ID/);
+  });
+
+  it("another task's event as the first event of the first stream is a break (the call names its task)", async () => {
+    const report = await checkTrace(corpusLines('tasks-other-task-first-stream'));
+    expect(report.breaks).toEqual([
+      {
+        line: 3,
+        expected: 0,
+        got: 0,
+        reason: 'event of task task-456 on the stream of task task-123',
+        stream: 'task-456',
+      },
+    ]);
+    // And it does not take the other task for the stream: the called task's events are its own.
+    const own = await checkTrace([HEAD, call(undefined, 'a'), ev(0, 'a'), ev(1, 'a')]);
+    expect(own.breaks).toEqual([]);
+  });
+
+  it("a binding's observations reach the machine whole: a RESPONSE's durable and epoch are kept", async () => {
+    // Written as native lines and read back, the observations lost these fields.
+    const real = mcpTasks.translator!();
+    const saysNotDurable: Binding = {
+      ...mcpTasks,
+      translator: () => ({
+        translate(fact) {
+          return real
+            .translate(fact)
+            .map((o) => (o.type === 'RESPONSE' ? { ...o, durable: false } : o));
+        },
+      }),
+    };
+    const report = await checkTrace([...resumeAfter(3, 3), ev(4)], { binding: saysNotDurable });
+    expect(report.reconnects.map((r) => r.code)).toEqual(['not-durable']);
   });
 });

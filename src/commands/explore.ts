@@ -3,7 +3,8 @@
  * print what was explored, which claims held, the machine coverage and the mutant kill table.
  */
 import { WORLD_KINDS, type WorldKind } from '../../model/world/arbitraries.js';
-import { parseConfig } from '../../model/world/config.js';
+import { isTaskPolicy, parseConfig } from '../../model/world/config.js';
+import { bindingOption } from './verify.js';
 import { mutantEntries } from '../../model/mutants/kill-table.js';
 import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
 import { explore, subjectFor } from '../explore/explore.js';
@@ -40,6 +41,12 @@ Options:
                      ack: the honest server states its replay floor; priming: which streams
                      start with a priming event; P: the proof budget of an episode)
   --kind KIND        worlds to generate: ${WORLD_KINDS.join(', ')} (default mixed)
+  --binding B        mcp-sse (default) or mcp-tasks: generated worlds are task-stream worlds
+                     (SEP-2694): a task policy (tasks-honest, tasks-gone-410,
+                     tasks-duplicates where the kind's server is honest; tasks-restarted-counter,
+                     tasks-skip where it is not) answers tasks/stream, and the client reads
+                     through the mcp-tasks binding into the same machine. No kill table
+                     (verify --binding mcp-tasks kills the task mutants)
   --mutant NAME      explore a mutant instead of the model's client
   --path P           replay: the counterexample path of a report (with --seed)
   --replay-path R    replay: the replayPath of the command sequence
@@ -71,7 +78,13 @@ A counterexample and a scenario end with a "playground:" line: a world string th
       brief: { type: 'boolean' },
       mermaid: { type: 'boolean' },
       verbose: { type: 'boolean' },
+      binding: { type: 'string' },
     });
+    const binding = bindingOption(values);
+    if (binding !== 'mcp-sse' && (values.mutant !== undefined || values.scenario !== undefined))
+      throw new UsageError(
+        '--mutant and --scenario explore the mcp-sse world; the task mutants are killed by verify --binding mcp-tasks',
+      );
     if (values.brief === true && values.mermaid === true)
       throw new UsageError('--brief and --mermaid exclude each other');
     const shown = { brief: values.brief === true, mermaid: values.mermaid === true };
@@ -107,6 +120,10 @@ A counterexample and a scenario end with a "playground:" line: a world string th
       } catch (e) {
         throw new UsageError(`--config: ${(e as Error).message}`);
       }
+      if (isTaskPolicy(config.policy) !== (binding === 'mcp-tasks'))
+        throw new UsageError(
+          `--config policy=${config.policy} is not a policy of binding ${binding} (task policies start with tasks-, and go with --binding mcp-tasks)`,
+        );
     }
     const path = values.path as string | undefined;
     if (path !== undefined && !/^\d+(:\d+)*$/.test(path))
@@ -118,6 +135,7 @@ A counterexample and a scenario end with a "playground:" line: a world string th
       seed,
       kind: kind as WorldKind,
       killRuns,
+      ...(binding !== 'mcp-sse' ? { binding } : {}),
       ...(runs !== undefined ? { runs } : {}),
       ...(config ? { config } : {}),
       ...(mutant !== undefined ? { mutant } : {}),

@@ -5,7 +5,15 @@
  * commands in a fixed configuration), `--manifest` (write the state counts), `--docs`
  * (regenerate docs/verify.md's tables from a real run).
  */
-import { formatConfig, parseConfig, POLICIES, type PolicyName } from '../../model/world/config.js';
+import {
+  formatConfig,
+  parseConfig,
+  policiesOf,
+  POLICIES,
+  TASK_POLICIES,
+  type PolicyName,
+} from '../../model/world/config.js';
+import { BINDING_NAMES } from '../../model/bindings/index.js';
 import { CLAIMS } from '../../model/claims/index.js';
 import { runWorld } from '../../model/world/property.js';
 import { formatTimeline } from '../../model/world/counterexample.js';
@@ -15,12 +23,22 @@ import { parseCommandArgs, UsageError, type Command, type CommandIO } from '../c
 import { parseCommands } from '../verify/counterexample.js';
 import { writeManifest } from '../verify/manifest.js';
 import { writeVerifyDocs } from '../verify/docs.js';
+import { writeSepDocs } from '../verify/sep2694.js';
 import { defaultWorkers } from '../verify/parallel.js';
 import { formatVerifyReport, progressLine, verifyJson } from '../verify/report.js';
 import { CLIENT_NAMES, clientSubject, verifyOne, type VerifyRun } from '../verify/run.js';
+import { clientNamesOf, TASK_CLIENT_NAMES } from '../verify/spec.js';
 
 /** The scope `verify` searches unless told otherwise. */
 export const DEFAULT_SCOPE = 'medium';
+
+/** The `--binding` of the options: a known name (default mcp-sse), else a usage error. */
+export function bindingOption(values: Record<string, string | boolean | undefined>): string {
+  const binding = (values.binding as string | undefined) ?? 'mcp-sse';
+  if (!BINDING_NAMES.includes(binding))
+    throw new UsageError(`--binding must be one of ${BINDING_NAMES.join(', ')}, got ${binding}`);
+  return binding;
+}
 
 function replay(
   values: Record<string, string | boolean | undefined>,
@@ -41,8 +59,10 @@ function replay(
     throw new UsageError(`--config: ${(e as Error).message}`);
   }
   const server = values.server as string | undefined;
-  if (server !== undefined && !(POLICIES as readonly string[]).includes(server))
-    throw new UsageError(`--server must be one of ${POLICIES.join(', ')}, got ${server}`);
+  // The world's binding is its declared policy's: a task policy speaks mcp-tasks.
+  const servers = [...POLICIES, ...TASK_POLICIES];
+  if (server !== undefined && !(servers as readonly string[]).includes(server))
+    throw new UsageError(`--server must be one of ${servers.join(', ')}, got ${server}`);
   const subject = {
     ...clientSubject(client),
     ...(server !== undefined ? { policy: server as PolicyName } : {}),
@@ -71,7 +91,7 @@ function replay(
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'exhaustive small-scope checking: prove the claims within a scope, or break them',
-  help: `Usage: mcp-resumption verify [--scope small|medium|large] [--policy P] [--client C] [--workers N] [--json]
+  help: `Usage: mcp-resumption verify [--binding B] [--scope small|medium|large] [--policy P] [--client C] [--workers N] [--json]
 
 Visits every reachable state of the simulated world within a scope, breadth-first, as TLC
 does: the moves are the named commands (Emit, Emit(other), Evict, Restart, SaturateApp,
@@ -85,10 +105,16 @@ Progress goes to stderr every second. The search is deterministic: no seed.
 Exit status: 0 every claim proven, 1 a claim broken, 2 bad options.
 
 Options:
+  --binding B        ${BINDING_NAMES.join(', ')} (default mcp-sse): the protocol of the world.
+                     mcp-tasks: a task-stream receiver (SEP-2694) answers tasks/stream calls,
+                     and the client reads its input through the mcp-tasks binding's
+                     translator into the same machine (docs/world.md, "The task-stream world")
   --scope S          ${SCOPE_NAMES.join(', ')} (default ${DEFAULT_SCOPE}); see docs/verify.md
-  --policy P         the server policy (it runs and declares it); default: every policy:
-                     ${POLICIES.join(', ')}
-  --client C         ${CLIENT_NAMES.join(', ')} (default model)
+  --policy P         the server policy (it runs and declares it); default: every policy of
+                     the binding: ${POLICIES.join(', ')};
+                     under mcp-tasks: ${TASK_POLICIES.join(', ')}
+  --client C         ${CLIENT_NAMES.join(', ')} (default model);
+                     under mcp-tasks: ${TASK_CLIENT_NAMES.join(', ')}
   --json             the report as JSON
   --max-states N     stop a search after N distinct states (the report says INCOMPLETE)
   --workers N        worker threads, each owning a range of state fingerprints (default:
@@ -97,10 +123,13 @@ Options:
                      [--client C] and [--server P] (the policy the server really runs)
   --manifest FILE    write the distinct states and depth of this scope's manifest rows
                      (every policy with the model's client, every client mutant against
-                     honest) into FILE (docs/verify-manifest.json)
+                     honest; with --binding mcp-tasks, that world's rows) into FILE
+                     (docs/verify-manifest.json)
   --docs FILE        regenerate the generated blocks of FILE (docs/verify.md): the manifest
                      table, the exhaustive-against-random mutant table, the unreached
-                     transitions; runs the mutant searches in --scope (default small)
+                     transitions; runs the mutant searches in --scope (default small).
+                     With --binding mcp-tasks: the counterexample blocks of the proposed
+                     changes to SEP-2694 (docs/spec-changes.md)
   --help             this text`,
   async run(argv, io) {
     const { values } = parseCommandArgs('verify', argv, {
@@ -115,10 +144,18 @@ Options:
       server: { type: 'string' },
       manifest: { type: 'string' },
       docs: { type: 'string' },
+      binding: { type: 'string' },
     });
+    const binding = bindingOption(values);
     const client = (values.client as string | undefined) ?? 'model';
-    if (!CLIENT_NAMES.includes(client))
-      throw new UsageError(`--client must be one of ${CLIENT_NAMES.join(', ')}, got ${client}`);
+    const clients =
+      values.replay !== undefined
+        ? [...CLIENT_NAMES, ...TASK_CLIENT_NAMES]
+        : clientNamesOf(binding);
+    if (!clients.includes(client))
+      throw new UsageError(
+        `--client must be one of ${clients.join(', ')}${binding === 'mcp-sse' ? '' : ` under --binding ${binding}`}, got ${client}`,
+      );
     if (values.replay !== undefined) return replay(values, client, io);
     if (values.config !== undefined || values.server !== undefined)
       throw new UsageError('--config and --server go with --replay');
@@ -128,8 +165,11 @@ Options:
     if (!scope)
       throw new UsageError(`--scope must be one of ${SCOPE_NAMES.join(', ')}, got ${scopeName}`);
     const policy = values.policy as string | undefined;
-    if (policy !== undefined && !(POLICIES as readonly string[]).includes(policy))
-      throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}, got ${policy}`);
+    const bindingPolicies = policiesOf(binding);
+    if (policy !== undefined && !(bindingPolicies as readonly string[]).includes(policy))
+      throw new UsageError(
+        `--policy must be one of ${bindingPolicies.join(', ')}${binding === 'mcp-sse' ? '' : ` under --binding ${binding}`}, got ${policy}`,
+      );
     const maxText = values['max-states'] as string | undefined;
     if (maxText !== undefined && !/^[1-9]\d*$/.test(maxText))
       throw new UsageError(
@@ -145,12 +185,24 @@ Options:
     const tty = process.stderr.isTTY === true;
     const progress = (line: string) => io.err(tty ? `\r${line}\x1b[K` : `${line}\n`);
     if (values.manifest !== undefined) {
-      await writeManifest(values.manifest as string, scope, progress, workers);
+      await writeManifest(values.manifest as string, scope, progress, workers, binding);
       if (tty) io.err('\n');
-      io.out(`manifest: scope ${scope.name} written to ${values.manifest as string}\n`);
+      io.out(
+        `manifest: scope ${scope.name}${binding === 'mcp-sse' ? '' : ` of ${binding}`} written to ${values.manifest as string}\n`,
+      );
       return 0;
     }
     if (values.docs !== undefined) {
+      if (binding !== 'mcp-sse') {
+        try {
+          await writeSepDocs(values.docs as string, progress);
+        } catch (e) {
+          throw new UsageError(`--docs: ${(e as Error).message}`);
+        }
+        if (tty) io.err('\n');
+        io.out(`docs: the SEP-2694 counterexample blocks of ${values.docs as string} rewritten\n`);
+        return 0;
+      }
       await writeVerifyDocs(values.docs as string, scope, progress);
       if (tty) io.err('\n');
       io.out(
@@ -158,7 +210,7 @@ Options:
       );
       return 0;
     }
-    const policies = policy !== undefined ? [policy as PolicyName] : POLICIES;
+    const policies = policy !== undefined ? [policy as PolicyName] : bindingPolicies;
     const runs: VerifyRun[] = [];
     for (const p of policies) {
       const label = `${scope.name}/${p}/${client}`;

@@ -36,6 +36,11 @@ export interface ExploreOptions {
   replayPath?: string;
   /** Runs per probe of the kill table (0: no kill table). */
   killRuns: number;
+  /**
+   * `mcp-tasks`: explore the task-stream world (task policies, the client's input through the
+   * binding's translator). The kill table is the SSE zoo's: it runs under `mcp-sse` only.
+   */
+  binding?: string;
   /** Progress lines (stderr). */
   progress?: (line: string) => void;
 }
@@ -88,6 +93,7 @@ export function explore(options: ExploreOptions): ExploreReport {
     coverage: true,
     ...(ignore ? { ignore } : {}),
     ...(options.config ? { config: options.config } : {}),
+    ...(options.binding !== undefined ? { binding: options.binding } : {}),
     ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
     onProgress: (s) => {
       const now = performance.now();
@@ -124,7 +130,8 @@ export function explore(options: ExploreOptions): ExploreReport {
   const elapsedMs = performance.now() - t0;
   let rows: KillRow[] = [];
   const k0 = performance.now();
-  if (options.killRuns > 0 && !replaying && options.mutant === undefined) {
+  const sse = options.binding === undefined || options.binding === 'mcp-sse';
+  if (options.killRuns > 0 && !replaying && options.mutant === undefined && sse) {
     rows = killTable({
       runsPerProbe: options.killRuns,
       seed: options.seed,

@@ -53,6 +53,7 @@ export function rerunCommand(r: ExploreReport): string {
   const parts = ['npx mcp-resumption explore', `--seed ${o.seed}`];
   parts.push(o.runs !== undefined ? `--runs ${o.runs}` : `--runs ${r.stats.runs}`);
   if (o.kind !== 'mixed') parts.push(`--kind ${o.kind}`);
+  if (o.binding !== undefined && o.binding !== 'mcp-sse') parts.push(`--binding ${o.binding}`);
   if (o.config) parts.push(`--config ${formatConfig(o.config)}`);
   if (o.mutant !== undefined) parts.push(`--mutant ${o.mutant}`);
   return parts.join(' ');
@@ -75,7 +76,7 @@ export function formatExploreReport(
   const secs = r.elapsedMs / 1000;
   const lines: string[] = [];
   lines.push(
-    `mcp-resumption explore: seed ${o.seed}, worlds: ${o.kind}${o.config ? ` (fixed config ${formatConfig(o.config)})` : ''}${o.mutant !== undefined ? `, subject: mutant ${o.mutant}` : ", subject: the model's client"}`,
+    `mcp-resumption explore: seed ${o.seed}, worlds: ${o.kind}${o.binding !== undefined && o.binding !== 'mcp-sse' ? ` (binding ${o.binding})` : ''}${o.config ? ` (fixed config ${formatConfig(o.config)})` : ''}${o.mutant !== undefined ? `, subject: mutant ${o.mutant}` : ", subject: the model's client"}`,
   );
   lines.push(summaryLine(r));
   lines.push('');

@@ -1,8 +1,8 @@
 /**
  * Traces under a binding other than the native one (model/bindings/): each line is read as a
- * wire fact of the binding's vocabulary and translated into the native lines the checker
- * consumes, or, for the native lines the binding keeps (`decision`, `disconnect`...), parsed by
- * ./format.ts as usual. The binding line at the head of a trace names the binding.
+ * wire fact of the binding's vocabulary and translated into the machine's observations, which the
+ * checker consumes as they are, or, for the native lines the binding keeps (`decision`,
+ * `disconnect`...), parsed by ./format.ts as usual. The binding line at the head of a trace names the binding.
  */
 import type { Observation } from '../../model/observations.js';
 import {
@@ -20,11 +20,23 @@ import {
   withTime,
   type IdPattern,
   type TimedTraceLine,
-  type TraceLine,
 } from './format.js';
 
-/** Reads one line of a trace into the native lines it stands for (none: a blank line). */
-export type LineReader = (text: string, line: number, readTime: boolean) => TimedTraceLine[];
+/**
+ * What one line of a trace stands for: a line of the native format (a `decision`, or any line
+ * under `mcp-sse`), or an observation a binding translated a wire fact into, with the fact's
+ * `t`. Observations go to the checker as they are, not written back as native lines first.
+ */
+export type ReadItem = TimedTraceLine | (Observation & { t?: number });
+
+/** `true` when `item` is an observation (upper-case types) rather than a native line. */
+export function isObservation(item: ReadItem): item is Observation & { t?: number } {
+  const c = item.type.charCodeAt(0);
+  return c >= 65 && c <= 90;
+}
+
+/** Reads one line of a trace into what it stands for (nothing: a blank line). */
+export type LineReader = (text: string, line: number, readTime: boolean) => readonly ReadItem[];
 
 /** What a binding line at the head of a trace says. */
 export interface BindingHeader {
@@ -33,33 +45,17 @@ export interface BindingHeader {
   proofBudget?: number;
 }
 
-/** The native line an observation is written as. */
-function lineOf(o: Observation): TraceLine {
-  switch (o.type) {
-    case 'OPEN':
-      return { type: 'open', status: o.status };
-    case 'EVENT':
-      return o.stream === undefined
-        ? { type: 'event', id: o.id }
-        : { type: 'event', id: o.id, stream: o.stream };
-    case 'KEEPALIVE':
-      return { type: 'keepalive' };
-    case 'END':
-      return { type: 'end' };
-    case 'RECONNECT':
-      return o.stream === undefined
-        ? { type: 'reconnect', cursor: o.cursor }
-        : { type: 'reconnect', cursor: o.cursor, stream: o.stream };
-    case 'RESPONSE': {
-      const l: TraceLine & { type: 'response' } = { type: 'response', status: o.status };
-      if (o.floor !== undefined) l.floor = o.floor;
-      return l;
-    }
-    default:
-      // A binding speaks through facts a client records; timers and id-less data stay native.
-      throw new Error(`a binding translated a fact into ${o.type}, which no binding may emit`);
-  }
-}
+/** A binding speaks through facts a client records; timers and id-less data stay native. */
+const BINDING_EMITS: ReadonlySet<string> = new Set([
+  'OPEN',
+  'EVENT',
+  'KEEPALIVE',
+  'END',
+  'RECONNECT',
+  'RESPONSE',
+]);
+
+const DROPPED: readonly Observation[] = [{ type: 'KEEPALIVE' }];
 
 /**
  * The reader of a binding's lines, or `undefined` for a binding whose vocabulary is the native
@@ -83,10 +79,13 @@ export function lineReaderFor(binding: Binding, idPattern?: IdPattern): LineRead
         if (e instanceof WireFactError) throw new TraceInputError(line, e.message);
         throw e;
       }
+      for (const o of observations) {
+        if (!BINDING_EMITS.has(o.type))
+          throw new Error(`a binding translated a fact into ${o.type}, which no binding may emit`);
+      }
       // A dropped fact still carries its time: the budget runs on it.
-      const lines =
-        observations.length > 0 ? observations.map(lineOf) : [{ type: 'keepalive' as const }];
-      return readTime ? lines.map((l) => withTime(l, obj, line)) : lines;
+      const items = observations.length > 0 ? observations : DROPPED;
+      return readTime ? items.map((o) => withTime(o, obj, line)) : items;
     }
     if (typeof type === 'string' && native.has(type)) {
       return [parseTraceObject(obj, line, idPattern, readTime)];

@@ -22,8 +22,14 @@ import { PENDING_STATES, type ClientMachine } from '../../model/client-machine.j
 import type { Observation } from '../../model/observations.js';
 import { isAccepting, type Outcome, type ReasonCode } from '../../model/outcomes.js';
 import { RULE_OF } from '../../model/rules.js';
-import { bindingNamed, mcpSse, BINDING_NAMES, type Binding } from '../../model/bindings/index.js';
-import { lineReaderFor, readBindingHeader, type LineReader } from './bindings.js';
+import {
+  bindingNamed,
+  mcpSse,
+  phraseOf,
+  BINDING_NAMES,
+  type Binding,
+} from '../../model/bindings/index.js';
+import { isObservation, lineReaderFor, readBindingHeader, type LineReader } from './bindings.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import { engineFor, type Engine, type EngineName, type MachineState } from './engine.js';
 import { compileIdPattern, parseTraceLine, TraceInputError, type IdPattern } from './format.js';
@@ -233,6 +239,8 @@ export class TraceChecker {
   private readonly chosen: Binding | undefined;
   /** Reads a line under a non-native binding; `undefined`: native lines (`mcp-sse`). */
   private readLine: LineReader | undefined;
+  /** The binding the trace is read under: its words phrase the machine's reasons. */
+  private binding: Binding;
   private snap: MachineState;
   private readonly notes: string[] = [];
   private lineNo = 0;
@@ -273,7 +281,8 @@ export class TraceChecker {
     }
     this.budget = options.proofBudget;
     this.chosen = bindingOf(options.binding);
-    this.readLine = lineReaderFor(this.chosen ?? mcpSse, this.idPattern);
+    this.binding = this.chosen ?? mcpSse;
+    this.readLine = lineReaderFor(this.binding, this.idPattern);
     this.snap = this.engine.initial();
   }
 
@@ -287,7 +296,10 @@ export class TraceChecker {
     const line = ++this.lineNo;
     if (line === 1 && this.readHeader(text)) return;
     if (this.readLine !== undefined) {
-      for (const l of this.readLine(text, line, this.budget !== undefined)) this.take(l, line);
+      for (const item of this.readLine(text, line, this.budget !== undefined)) {
+        if (isObservation(item)) this.takeObservation(item, line, item.t);
+        else this.take(item, line);
+      }
       return;
     }
     const l = parseTraceLine(text, line, this.idPattern, this.budget !== undefined);
@@ -301,6 +313,7 @@ export class TraceChecker {
     if (header === null) return false;
     const { binding, proofBudget } = header;
     if (this.chosen === undefined) {
+      this.binding = binding;
       this.readLine = lineReaderFor(binding, this.idPattern);
     } else if (this.chosen.name !== binding.name) {
       throw new TraceInputError(
@@ -313,60 +326,71 @@ export class TraceChecker {
     return true;
   }
 
-  /** Checks one line of the native format (read, or translated by a binding). */
+  /** Checks one line of the native format. */
   private take(l: TimedTraceLine, line: number): void {
-    if (l.t !== undefined) {
-      this.checkTimeOrder(line, l.t);
-      this.checkBudget(line, l.t);
+    if (l.type !== 'decision') {
+      this.takeObservation(observationOf(l) as Observation, line, l.t);
+      return;
     }
-    switch (l.type) {
-      case 'decision': {
-        const poll = this.current?.polls[this.current.polls.length - 1];
-        if (!poll) throw new TraceInputError(line, 'decision with no reconnect before it');
-        poll.actual = l.outcome;
-        poll.decisionLine = line;
-        return;
-      }
-      case 'response':
+    if (l.t !== undefined) this.takeTime(line, l.t);
+    const poll = this.current?.polls[this.current.polls.length - 1];
+    if (!poll) throw new TraceInputError(line, 'decision with no reconnect before it');
+    poll.actual = l.outcome;
+    poll.decisionLine = line;
+  }
+
+  private takeTime(line: number, t: number): void {
+    this.checkTimeOrder(line, t);
+    this.checkBudget(line, t);
+  }
+
+  /**
+   * Checks one observation: read from a native line, or translated by a binding from a wire
+   * fact (then it comes here as the binding made it, with the fact's `t`).
+   */
+  private takeObservation(o: Observation, line: number, t: number | undefined): void {
+    if (t !== undefined) this.takeTime(line, t);
+    switch (o.type) {
+      case 'RESPONSE':
         if (!this.current) throw new TraceInputError(line, 'response with no reconnect before it');
         break;
-      case 'open':
-        if (l.status === 200) {
+      case 'OPEN':
+        if (o.status === 200) {
           this.lastAnyId = undefined;
           this.lastIdOf.clear();
         }
         break;
-      case 'reconnect': {
-        const poll: Poll = { line, cursor: l.cursor, stream: l.stream };
+      case 'RECONNECT': {
+        const poll: Poll = { line, cursor: o.cursor, stream: o.stream };
         if (this.continuesEpisode(poll)) {
           this.current!.polls.push(poll);
         } else {
           // After a delayed reconnect with no event since, the same cursor goes on with the
           // episode's budget (rule 7.1), though the delayed decision stands and is judged apart.
           const keeps = this.keepsBudget(poll);
-          const startT = keeps ? this.current!.startT : l.t;
+          const startT = keeps ? this.current!.startT : t;
           const startLine = keeps ? this.current!.startLine : line;
           this.closeWindow(line, 'the next reconnect');
           this.openStreamIfNone(line);
           this.current = { polls: [poll], startT, startLine, decided: null, delayed: null };
         }
-        this.checkCursor(line, l.cursor, l.stream);
+        this.checkCursor(line, o.cursor, o.stream);
         this.counts.reconnects++;
         break;
       }
-      case 'event':
-        if (l.id !== undefined) {
-          this.lastAnyId = l.id;
-          if (l.stream !== undefined) this.lastIdOf.set(l.stream, l.id);
-        } else if (this.notes.length === 0) {
-          this.notes.push(`line ${line}: ${IDLESS_NOTE}`);
-        }
+      case 'EVENT':
+        this.lastAnyId = o.id;
+        if (o.stream !== undefined) this.lastIdOf.set(o.stream, o.id);
+        this.openStreamIfNone(line);
+        break;
+      case 'DATA':
+        if (this.notes.length === 0) this.notes.push(`line ${line}: ${IDLESS_NOTE}`);
         this.openStreamIfNone(line);
         break;
       default:
         this.openStreamIfNone(line);
     }
-    this.observe(observationOf(l) as Observation, line);
+    this.observe(o, line);
   }
 
   /** Closes the last judgement window and returns the summary. */
@@ -465,7 +489,7 @@ export class TraceChecker {
         line,
         expected: (prev.context.cursor ?? -1) + 1,
         got: o.id,
-        reason: reason.text,
+        reason: phraseOf(this.binding, reason.code, reason.text),
       };
       if (o.stream !== undefined) b.stream = o.stream;
       this.counts.breaks++;
@@ -475,7 +499,8 @@ export class TraceChecker {
     const cur = this.current;
     const outcome = next.context.outcome;
     if (!cur || cur.decided || outcome === null) return;
-    const d: Decided = { outcome, code: reason.code, text: reason.text, line };
+    const text = phraseOf(this.binding, reason.code, reason.text);
+    const d: Decided = { outcome, code: reason.code, text, line };
     if (outcome === 'delayed') cur.delayed = d;
     else cur.decided = d;
   }

@@ -12,6 +12,7 @@ import { formatConfig, type WorldConfig } from '../../model/world/config.js';
 import { formatTimeline } from '../../model/world/counterexample.js';
 import { runWorld, type Subject } from '../../model/world/property.js';
 import { createWorld } from '../../model/world/world.js';
+import type { Break } from './partition.js';
 
 /** A shortest counterexample found by the search. */
 export interface VerifyCounterexample {
@@ -46,6 +47,25 @@ export function commandsOfPath(
     else out.push(c);
   }
   return out;
+}
+
+/** The counterexample of a search's break: its root configuration and its path's commands. */
+export function counterexampleOfBreak(
+  b: Break,
+  configs: readonly WorldConfig[],
+  client: string,
+  subject: Subject,
+): VerifyCounterexample {
+  const cfg = configs[b.root]!;
+  return {
+    claim: b.claim,
+    why: b.why,
+    cfg,
+    client,
+    subject,
+    depth: b.depth,
+    commands: commandsOfPath(cfg, subject, b.moves),
+  };
 }
 
 /** The commands as `--replay` reads them back. */

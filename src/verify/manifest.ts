@@ -8,9 +8,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
 import type { Scope } from '../../model/verify/scope.js';
-import { POLICIES, type PolicyName } from '../../model/world/config.js';
+import { POLICIES, TASK_POLICIES, type PolicyName } from '../../model/world/config.js';
 import { progressLine } from './report.js';
 import { verifyOne, type VerifyRun } from './run.js';
+import { TASK_CLIENT_NAMES } from './spec.js';
 
 /** One row: a search and its counts. */
 export type ManifestRow = Pick<
@@ -27,11 +28,25 @@ export function manifestRowOf(r: VerifyRun): ManifestRow {
 /** The manifest file. */
 export interface Manifest {
   generatedBy: string;
+  /** The SSE world's rows (the `mcp-sse` binding), by scope. */
   scopes: Record<string, ManifestRow[]>;
+  /** The rows of the other bindings' worlds, by binding name, then by scope. */
+  bindings?: Record<string, Record<string, ManifestRow[]>>;
 }
 
-/** The searches a scope's manifest records. */
-export function manifestSearches(): { policy: PolicyName; client: string }[] {
+/**
+ * The searches a scope's manifest records: every policy of the binding's world with the
+ * model's client, and every mutant of that world against its honest server.
+ */
+export function manifestSearches(binding = 'mcp-sse'): { policy: PolicyName; client: string }[] {
+  if (binding === 'mcp-tasks')
+    return [
+      ...TASK_POLICIES.map((policy) => ({ policy, client: 'model' })),
+      ...TASK_CLIENT_NAMES.filter((c) => c !== 'model').map((client) => ({
+        policy: 'tasks-honest' as PolicyName,
+        client,
+      })),
+    ];
   return [
     ...POLICIES.map((policy) => ({ policy, client: 'model' })),
     ...CLIENT_MUTANTS.map((m) => ({ policy: 'honest' as PolicyName, client: m.name })),
@@ -43,8 +58,9 @@ export function manifestRows(
   scope: Scope,
   progress?: (line: string) => void,
   workers = 1,
+  binding = 'mcp-sse',
 ): ManifestRow[] {
-  return manifestSearches().map(({ policy, client }) => {
+  return manifestSearches(binding).map(({ policy, client }) => {
     const label = `${scope.name}/${policy}/${client}`;
     const r = verifyOne(scope, policy, client, {
       workers,
@@ -74,9 +90,17 @@ export async function writeManifest(
   scope: Scope,
   progress?: (line: string) => void,
   workers = 1,
+  binding = 'mcp-sse',
 ): Promise<void> {
   const m = await readManifest(file);
-  m.generatedBy = 'mcp-resumption verify --scope <scope> --manifest docs/verify-manifest.json';
+  m.generatedBy =
+    'mcp-resumption verify --scope <scope> [--binding mcp-tasks] --manifest docs/verify-manifest.json';
+  if (binding !== 'mcp-sse') {
+    const rows = manifestRows(scope, progress, workers, binding);
+    m.bindings = { ...m.bindings, [binding]: { ...m.bindings?.[binding], [scope.name]: rows } };
+    await writeFile(file, JSON.stringify(m, null, 2) + '\n');
+    return;
+  }
   m.scopes[scope.name] = manifestRows(scope, progress, workers);
   const ordered: Record<string, ManifestRow[]> = {};
   for (const k of ['small', 'medium', 'large']) if (m.scopes[k]) ordered[k] = m.scopes[k]!;

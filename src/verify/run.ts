@@ -6,7 +6,7 @@
 import { CLAIMS } from '../../model/claims/index.js';
 import { scopeConfigs, type Scope } from '../../model/verify/scope.js';
 import type { PolicyName } from '../../model/world/config.js';
-import { commandsOfPath, type VerifyCounterexample } from './counterexample.js';
+import { counterexampleOfBreak, type VerifyCounterexample } from './counterexample.js';
 import { search, type SearchProgress } from './engine.js';
 import { searchParallel } from './parallel.js';
 
@@ -85,19 +85,9 @@ export function verifyOne(
     workers: r.workers,
     claims: CLAIMS.map((c) => {
       const b = r.breaks.find((x) => x.claim === c.name);
-      let counterexample: VerifyCounterexample | null = null;
-      if (b) {
-        const cfg = configs[b.root]!;
-        counterexample = {
-          claim: c.name,
-          why: b.why,
-          cfg,
-          client,
-          subject,
-          depth: b.depth,
-          commands: commandsOfPath(cfg, subject, b.moves),
-        };
-      }
+      const counterexample: VerifyCounterexample | null = b
+        ? counterexampleOfBreak(b, configs, client, subject)
+        : null;
       return { name: c.name, proven: !b, applied: r.applied[c.name] ?? 0, counterexample };
     }),
   };

@@ -4,6 +4,7 @@
  * worker rebuilds the same search from them.
  */
 import { CLAIMS } from '../../model/claims/index.js';
+import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
 import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
 import { scopeConfigs, scopeNamed } from '../../model/verify/scope.js';
 import type { PolicyName } from '../../model/world/config.js';
@@ -13,12 +14,42 @@ import type { PartitionSpec } from './partition.js';
 /** The clients `--client` accepts: the model's, and each client mutant of the zoo. */
 export const CLIENT_NAMES: readonly string[] = ['model', ...CLIENT_MUTANTS.map((m) => m.name)];
 
-/** What runs as client `name` (`model`: the model's client). */
+/**
+ * The client mutants of the SSE zoo that can go wrong in the task-stream world, and so must be
+ * killed there. The others cannot: `ignores-floor` (an `events_gone` answer ends the call, so a
+ * client that ignores its floor still never gets an event and fails at the budget),
+ * `drops-cursor` and `delayed-forever` (no task answer declares a floor that covers the cursor:
+ * the binding never reaches `delayed`), `accepts-no-cursor` (the binding never sends a
+ * reconnect without a cursor before events were delivered: a call again is a resume from seq 0).
+ */
+export const TASK_CLIENT_MUTANTS: readonly string[] = [
+  'trusts-any-200',
+  'off-by-one-floor',
+  'keepalive-is-proof',
+  'idle-on-app-thread',
+  'fails-empty-poll',
+];
+
+/** The clients of the task-stream world: the model's, each binding mutant, the client mutants that apply. */
+export const TASK_CLIENT_NAMES: readonly string[] = [
+  'model',
+  ...BINDING_MUTANTS.map((m) => m.name),
+  ...TASK_CLIENT_MUTANTS,
+];
+
+/** The clients of a binding's world, by the binding's name. */
+export function clientNamesOf(binding: string): readonly string[] {
+  return binding === 'mcp-tasks' ? TASK_CLIENT_NAMES : CLIENT_NAMES;
+}
+
+/** What runs as client `name` (`model`: the model's client; a binding mutant's name: its binding). */
 export function clientSubject(name: string): Subject {
   if (name === 'model') return {};
   const m = CLIENT_MUTANTS.find((x) => x.name === name);
-  if (!m) throw new Error(`no client ${name}`);
-  return m.subject;
+  if (m) return m.subject;
+  const b = BINDING_MUTANTS.find((x) => x.name === name);
+  if (!b) throw new Error(`no client ${name}`);
+  return b.subject;
 }
 
 /** One verification by name. */
