@@ -233,7 +233,7 @@ describe('slow-store-replay, measured', () => {
         const cells: JudgedCell[] = [];
         const gapOf = new Map<JudgedCell, string[]>();
         for (let i = 0; i < RUNS; i++) {
-          const cell = await runClientCell(entry, clientSlowStoreReplay(ms));
+          const cell = await runClientCell(entry, clientSlowStoreReplay(ms, 'timed'));
           const show = `${name} × slow-store-replay (${ms} ms): ${cell.verdict} (${cell.observed})`;
           expect(['honored', 'rejected', 'silent loss'], show).toContain(cell.verdict);
           if (entry.guard) expect(cell.verdict, show).not.toBe('silent loss');
