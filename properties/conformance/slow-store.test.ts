@@ -67,6 +67,23 @@ describe('DelayedEventStore', () => {
     expect(sent[0]!.at).toBeGreaterThanOrEqual(80 - 2 * SLACK);
   });
 
+  test('onReplayRead is awaited between the read and the answer: what it stores is not replayed', async () => {
+    const inner = new ContinuityEventStore({ epoch: 'e1' });
+    for (let i = 1; i <= 3; i++) await inner.storeEvent('A', msg(i));
+    const sent: string[] = [];
+    let stored = '';
+    const store = new DelayedEventStore(inner, 5, async (cursor) => {
+      expect(cursor).toBe('e1-s1-2');
+      expect(sent).toEqual([]); // the answer has not come back yet
+      stored = await inner.storeEvent('A', msg(4)); // inside the window, however late
+    });
+    const replay = store.replayEventsAfter('e1-s1-2', { send: async (id) => void sent.push(id) });
+    expect(await replay).toBe('A');
+    expect(stored).toBe('e1-s1-4');
+    // The acknowledgment (no id), then 3: the read came before the hook's write.
+    expect(sent).toEqual(['', 'e1-s1-3']);
+  });
+
   test('a refusal comes back after both legs; getStreamIdForEventId only when the inner has it', async () => {
     const plain = new DelayedEventStore(new ContinuityEventStore({ epoch: 'e1' }), 30);
     expect(plain.getStreamIdForEventId).toBeUndefined();
@@ -233,7 +250,7 @@ describe('slow-store-replay, measured', () => {
         const cells: JudgedCell[] = [];
         const gapOf = new Map<JudgedCell, string[]>();
         for (let i = 0; i < RUNS; i++) {
-          const cell = await runClientCell(entry, clientSlowStoreReplay(ms));
+          const cell = await runClientCell(entry, clientSlowStoreReplay(ms, 'timed'));
           const show = `${name} × slow-store-replay (${ms} ms): ${cell.verdict} (${cell.observed})`;
           expect(['honored', 'rejected', 'silent loss'], show).toContain(cell.verdict);
           if (entry.guard) expect(cell.verdict, show).not.toBe('silent loss');
@@ -257,5 +274,19 @@ describe('slow-store-replay, measured', () => {
       console.log(report.join('\n'));
     },
     600_000,
+  );
+
+  // The matrix cell holds the store's replay after its read instead of aiming a timer at the
+  // window: message 4 lands in it at any delay, even 1 ms, where the timed placement misses.
+  test.each(clients.map((e) => [e.name, e] as const))(
+    '%s: the paused placement hits the window at 1 ms too',
+    async (name, entry) => {
+      const cell = await runClientCell(entry, clientSlowStoreReplay(1));
+      const show = `${name} × slow-store-replay (1 ms, paused): ${cell.verdict} (${cell.observed})`;
+      expect(cell.verdict, show).toBe(entry.guard ? 'rejected' : 'silent loss');
+      if (!entry.guard) expect(cell.observed, show).toContain('lost A#4,');
+      expect(cell.oracle?.agrees, `${show} ${cell.oracle?.note ?? ''}`).toBe(true);
+      expect(() => clientSlowStoreReplay(0)).toThrow(/no window/);
+    },
   );
 });

@@ -64,13 +64,33 @@ interface SeenGet {
   status: number | null;
 }
 
+/**
+ * Resolves when the next callback pushed on `queue` is called; rejects with a
+ * {@link NoAnswerError} saying `what` did not happen after `timeoutMs`.
+ */
+function nextCall(queue: (() => void)[], what: string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const at = queue.indexOf(done);
+      if (at >= 0) queue.splice(at, 1);
+      reject(new NoAnswerError(`${what} in ${timeoutMs} ms`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    queue.push(done);
+  });
+}
+
 /** The network under the client: records GETs, can hold reconnects until the gate opens. */
 class FaultNetwork {
   readonly gets: SeenGet[] = [];
   private gate: Promise<void> | null = null;
   private openGate: (() => void) | null = null;
   private waiters: { n: number; resolve: () => void }[] = [];
-  private sentWaiters: (() => void)[] = [];
+  private readonly sentWaiters: (() => void)[] = [];
+  private readonly answerWaiters: (() => void)[] = [];
 
   /** Holds every GET carrying `Last-Event-ID` until {@link open}. */
   close(): void {
@@ -99,17 +119,16 @@ class FaultNetwork {
    * before its answer; rejects with a {@link NoAnswerError} after `timeoutMs`.
    */
   resumeSent(timeoutMs: number): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.sentWaiters = this.sentWaiters.filter((w) => w !== done);
-        reject(new NoAnswerError(`the client sent no GET with Last-Event-ID in ${timeoutMs} ms`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.sentWaiters.push(done);
-    });
+    return nextCall(this.sentWaiters, 'the client sent no GET with Last-Event-ID', timeoutMs);
+  }
+
+  /**
+   * Resolves when the next GET carrying `Last-Event-ID` has its answer's headers (the server
+   * registered the resumed stream before it answered); rejects with a {@link NoAnswerError}
+   * after `timeoutMs`.
+   */
+  resumeAnswered(timeoutMs: number): Promise<void> {
+    return nextCall(this.answerWaiters, 'no GET with Last-Event-ID was answered', timeoutMs);
   }
 
   readonly fetch: typeof fetch = async (input, init) => {
@@ -120,17 +139,45 @@ class FaultNetwork {
     this.gets.push(seen);
     if (seen.cursor !== null && this.gate) await this.gate;
     const answer = fetch(input, init);
-    if (seen.cursor !== null) {
-      const sent = this.sentWaiters;
-      this.sentWaiters = [];
-      for (const w of sent) w();
-    }
+    if (seen.cursor !== null) for (const w of this.sentWaiters.splice(0)) w();
     const res = await answer;
     seen.status = res.status;
+    if (seen.cursor !== null) for (const w of this.answerWaiters.splice(0)) w();
     const done = this.gets.filter((g) => g.status !== null).length;
     for (const w of this.waiters.filter((w) => done >= w.n)) w.resolve();
     return res;
   };
+}
+
+/**
+ * The first replay a slowed store reads, held between its read and its answer
+ * (`StartOptions.onReplayRead`) until the scenario lets it go on: what the scenario does
+ * meanwhile happens inside the window between the read and the registration of the resumed
+ * stream, however loaded the machine.
+ */
+class ReplayPause {
+  private goOn: (() => void) | null = null;
+  private readonly readWaiters: (() => void)[] = [];
+
+  /** The store's hook: holds the first replay until {@link release}; later ones go on. */
+  readonly hook = (): Promise<void> => {
+    if (this.goOn) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.goOn = resolve;
+      for (const w of this.readWaiters.splice(0)) w();
+    });
+  };
+
+  /** Resolves once the store holds a replay it has read; NoAnswerError after `timeoutMs`. */
+  read(timeoutMs: number): Promise<void> {
+    if (this.goOn) return Promise.resolve();
+    return nextCall(this.readWaiters, 'the slowed store read no replay', timeoutMs);
+  }
+
+  /** Lets the held replay go on (its answer travels back, the stream is registered). */
+  release(): void {
+    this.goOn?.();
+  }
 }
 
 /** What a client scenario works with. */
@@ -138,6 +185,8 @@ interface ClientContext {
   adapter: ImplementationAdapter;
   control: HoldControl;
   net: FaultNetwork;
+  /** The slowed store's first replay, held after its read (scenarios with `pauseReplay`). */
+  replay: ReplayPause;
   retention: number;
   timeoutMs: number;
   /** Resolves when the application has received progress message `i`. */
@@ -152,6 +201,10 @@ export interface ClientScenario {
   notApplicable?: string;
   /** Delay (ms) the server's event store adds to each operation (`StartOptions.storeDelayMs`). */
   storeDelayMs?: number;
+  /** The slowed store holds its first replay after the read until `ctx.replay.release()`. */
+  pauseReplay?: boolean;
+  /** The call's timeout where the call is long by design (default {@link CLIENT_CALL_TIMEOUT_MS}). */
+  callTimeoutMs?: number;
   /** Why it cannot run against the row's server (`null`: it can). */
   requires?(adapter: ImplementationAdapter): string | null;
   run?(ctx: ClientContext): Promise<{ n: number; after: number }>;
@@ -160,26 +213,72 @@ export interface ClientScenario {
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * `slow-store-replay` for the client rows: the server's event store is `storeDelayMs` away.
- * The server cuts the call's stream after message 3; once the client's GET with
- * `Last-Event-ID` has left, the tool is released `storeDelayMs / 2` later, so that it stores
- * message 4 between the store's read of the replay and the registration of the resumed stream
- * (the timing of the server scenario `slowStoreReplayScenario`). A guarded client must raise
- * the gap as a StreamResumptionError; a bare one shows what the application gets. The server
- * runs without its `ReplayFence` here: the rows test the client against the window.
+ * The guard's proof budget in the rows (`proofTimeoutMs`). It runs out by design only where a
+ * resume is answered 200 and nothing proves it (the ring's `after-eviction` and
+ * `empty-resume-twice`); elsewhere the first event must come within it, which on a loaded
+ * machine took over 500 ms (load 11-16 on two cores): hence four times that.
  */
-export function clientSlowStoreReplay(storeDelayMs: number): ClientScenario {
+export const CLIENT_PROOF_BUDGET_MS = 2000;
+
+/**
+ * The call's timeout (`callTool`'s `timeout`): what ends a call that would otherwise hang. It
+ * counts from the call's start and the budget from the first reconnect, so it leaves the budget
+ * the time a loaded machine takes to reach that reconnect (about as long again): an unproven
+ * resume is raised (guarded) or reported (bare) before the call ends.
+ */
+export const CLIENT_CALL_TIMEOUT_MS = 2 * CLIENT_PROOF_BUDGET_MS;
+
+/**
+ * `slow-store-replay` for the client rows: the server's event store is `storeDelayMs` away.
+ * The server cuts the call's stream after message 3 and the client resumes from 3; message 4
+ * is stored between the store's read of the replay and the registration of the resumed stream,
+ * so the replay does not carry it and the resumed stream does not get it. A guarded client
+ * must raise the gap as a StreamResumptionError; a bare one shows what the application gets.
+ * The server runs without its `ReplayFence` here: the rows test the client against the window.
+ *
+ * `placement` says how message 4 gets into the window:
+ * - `'paused'` (the matrix cell): the store holds the replay after its read
+ *   (`StartOptions.onReplayRead`) while the tool emits message 4 (stored, on no registered
+ *   stream); message 5 waits until the resumed GET is answered, i.e. the stream registered.
+ *   No timer aims at the window: the cell is the same on a loaded machine. Needs a delay > 0
+ *   (an unslowed store has no window to hold).
+ * - `'timed'`: the tool is released `storeDelayMs / 2` after the resume GET left (the timing of
+ *   the server scenario `slowStoreReplayScenario`), so message 4 lands in the window only when
+ *   the timers keep to it; slow-store.test.ts measures how often it does at several delays.
+ */
+export function clientSlowStoreReplay(
+  storeDelayMs: number,
+  placement: 'paused' | 'timed' = 'paused',
+): ClientScenario {
+  if (placement === 'paused' && !(storeDelayMs > 0)) {
+    throw new Error('a paused slow-store-replay needs storeDelayMs > 0 (no delay: no window)');
+  }
   return {
     name: 'slow-store-replay',
     storeDelayMs,
+    ...(placement === 'paused' ? { pauseReplay: true } : {}),
     requires: (a) => lacking(a, 'storeDelay'),
     async run(ctx) {
-      ctx.call({ tag: 'A', n: 6, holds: [4, 7], gapMs: 2 });
+      if (placement === 'timed') {
+        ctx.call({ tag: 'A', n: 6, holds: [4, 7], gapMs: 2 });
+        await ctx.progressed(3);
+        const sent = ctx.net.resumeSent(ctx.timeoutMs);
+        ctx.adapter.dropConnections();
+        await sent;
+        await settle(storeDelayMs / 2);
+        await ctx.control.releaseAll();
+        return { n: 6, after: 0 };
+      }
+      ctx.call({ tag: 'A', n: 6, holds: [4, 5, 7], gapMs: 2 });
       await ctx.progressed(3);
-      const sent = ctx.net.resumeSent(ctx.timeoutMs);
       ctx.adapter.dropConnections();
-      await sent;
-      await settle(storeDelayMs / 2);
+      // The store has read the replay after 3 (empty) and holds it: message 4 lands now.
+      await ctx.replay.read(ctx.timeoutMs);
+      await ctx.control.release('A', 4);
+      await ctx.control.waitEmitted('A', 4, ctx.timeoutMs);
+      const registered = ctx.net.resumeAnswered(ctx.timeoutMs);
+      ctx.replay.release();
+      await registered;
       await ctx.control.releaseAll();
       return { n: 6, after: 0 };
     },
@@ -249,6 +348,9 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
   },
   {
     name: 'reader-stall',
+    // A long call by design (24 messages of 16 KB, a 600 ms pause, a 500 ms busy loop): over two
+    // seconds on a loaded machine. The cell is honored or not; the timeout only ends a hang.
+    callTimeoutMs: 5 * CLIENT_CALL_TIMEOUT_MS,
     async run(ctx) {
       // Soon after message 1 the application blocks its event loop for five keepalive
       // intervals (the seed's saturated client) while the stream waits for the network: the
@@ -375,12 +477,13 @@ export async function runClientCell(
   const keepAliveMs = options.keepAliveMs ?? 100;
   const retention = options.retention ?? 16;
   const timeoutMs = options.timeoutMs ?? 2000;
-  const callTimeoutMs = options.callTimeoutMs ?? 1500;
+  const callTimeoutMs = options.callTimeoutMs ?? scenario.callTimeoutMs ?? CLIENT_CALL_TIMEOUT_MS;
   const adapter = entry.make();
   const why = scenario.requires?.(adapter) ?? null;
   if (why !== null) return { ...base, verdict: 'n/a', observed: 'not run', reason: why, ms: 0 };
   const control = new HoldControl();
   const net = new FaultNetwork();
+  const replay = new ReplayPause();
   const tracks = new Map<number, string[]>();
   const failures: StreamResumptionError[] = [];
   const abort = new AbortController();
@@ -398,13 +501,17 @@ export async function runClientCell(
       keepAliveMs,
       retention,
       ...(scenario.storeDelayMs !== undefined
-        ? { storeDelayMs: scenario.storeDelayMs, replayFence: false }
+        ? {
+            storeDelayMs: scenario.storeDelayMs,
+            replayFence: false,
+            ...(scenario.pauseReplay ? { onReplayRead: replay.hook } : {}),
+          }
         : {}),
     });
     const fetchFn = continuityGuard(net.fetch, {
       readId: entry.readId,
       enforce: entry.guard,
-      proofTimeoutMs: 500,
+      proofTimeoutMs: CLIENT_PROOF_BUDGET_MS,
       idleTimeoutMs: entry.guard ? keepAliveMs * 3 : 0,
       onFailure: (e) => {
         failures.push(e);
@@ -424,6 +531,7 @@ export async function runClientCell(
       adapter,
       control,
       net,
+      replay,
       retention,
       timeoutMs,
       progressed: (i) =>
@@ -508,6 +616,7 @@ export async function runClientCell(
         ? `no answer within the bound: ${message}`
         : `could not run the scenario: ${message}`;
   } finally {
+    replay.release();
     await control.releaseAll();
     abort.abort();
     await callDone.catch(() => {});

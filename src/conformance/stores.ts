@@ -67,6 +67,10 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * A refusal of the inner replay comes back after the second delay too (`slow-store-replay`
  * measures the window this opens between the end of the SDK transports' `replayEventsAfter`
  * and their registration of the resumed stream).
+ *
+ * `onReplayRead`, when given, is awaited right after the read (before the answer travels
+ * back): a scenario stores a live event there to put it in the window without a timer, so the
+ * interleaving holds on a loaded machine too.
  */
 export class DelayedEventStore implements EventStoreLike {
   /** Present when the inner store has it: the inner answer, after `delayMs`. */
@@ -76,10 +80,13 @@ export class DelayedEventStore implements EventStoreLike {
    * @param inner The store that holds the events.
    * @param delayMs Milliseconds each leg of an operation takes (0: no delay, but still
    *   asynchronous).
+   * @param onReplayRead Awaited after each replay's read, before its answer travels back
+   *   (`StartOptions.onReplayRead`).
    */
   constructor(
     readonly inner: EventStoreLike,
     readonly delayMs: number,
+    private readonly onReplayRead?: (lastEventId: string) => Promise<void>,
   ) {
     if (!(delayMs >= 0) || !Number.isFinite(delayMs)) {
       throw new Error('delayMs must be a finite number >= 0');
@@ -117,6 +124,7 @@ export class DelayedEventStore implements EventStoreLike {
       await sleep(this.delayMs);
       throw e;
     }
+    await this.onReplayRead?.(lastEventId);
     await sleep(this.delayMs);
     for (const { id, message } of snapshot) await send(id, message);
     return streamId;

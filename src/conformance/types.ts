@@ -233,6 +233,14 @@ export interface StartOptions {
    * off, to show what a client meets behind a server without it.
    */
   replayFence?: boolean;
+  /**
+   * Awaited by a slowed store (`storeDelayMs` > 0) once it has read a replay and before its
+   * answer travels back, i.e. inside the window between the read and the registration of the
+   * resumed stream; the store goes on when the promise settles. The client rows'
+   * `slow-store-replay` stores a live event there instead of aiming at the window with a timer.
+   * Only the SDK adapters honour it.
+   */
+  onReplayRead?: (lastEventId: string) => Promise<void>;
 }
 
 /**

@@ -55,7 +55,7 @@ function shared(state: ProcessState, make: () => EventStoreLike): EventStoreLike
 /** `store` behind the delay `options.storeDelayMs` asks for (unchanged when there is none). */
 function delayed(store: EventStoreLike, options: StartOptions): EventStoreLike {
   const ms = options.storeDelayMs ?? 0;
-  return ms > 0 ? new DelayedEventStore(store, ms) : store;
+  return ms > 0 ? new DelayedEventStore(store, ms, options.onReplayRead) : store;
 }
 
 /**
