@@ -960,6 +960,26 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     expect(g.sent).toHaveLength(2);
   });
 
+  test('a reconnect of a delayed stream after the budget, before the timer ran, is refused before it is sent', async () => {
+    // (record: a reconnect's line is checked against the budget too, as the trace checker does.)
+    const tick = fakeClock();
+    const w = wire(ack(3, 3));
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(10);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed']);
+    vi.setSystemTime(Date.now() + 200);
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('unproven');
+    expect(g.sent).toHaveLength(2);
+    expect((await reading).error).toBe(e);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'decision', outcome: 'delayed' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
   test('a poll that proves, within the budget, resumes', async () => {
     const tick = fakeClock();
     const g = interrupted(
@@ -2011,6 +2031,20 @@ describe('refusals, exactly', () => {
       { stream: 1, type: 'open', status: 200, unseen: true },
       { stream: 1, type: 'reconnect', cursor: null },
       { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('a refused GET whose cursor names no stream is recorded without a stream field', async () => {
+    // (refuse: `stream ? { stream } : {}`: a line carries only the fields it has.)
+    const lines: GuardTraceLine[] = [];
+    const { fetch: f0 } = scriptedFetch(() => sseResponse(ev(1)));
+    const f = continuityGuard(f0, { onTrace: (line) => lines.push(line) });
+    const get = () => f(URL_, { headers: { 'last-event-id': 'x' } });
+    await rejection(get());
+    await rejection(get());
+    expect(lines.slice(-2).map((l) => Object.keys(l).sort())).toEqual([
+      ['cursor', 't', 'type'],
+      ['outcome', 't', 'type'],
     ]);
   });
 

@@ -372,8 +372,10 @@ export function guardWith(
   /**
    * Records one trace line and feeds the machine its observation through the format's own
    * mapping (`observationOf`), so that what the guard decides on and what it records cannot
-   * drift apart. While an episode is pending, its budget is checked first against the line's
-   * time, as the trace checker does with `proofBudget`.
+   * drift apart. While an episode is budgeted (pending or delayed), its budget is checked first
+   * against the line's time, as the trace checker does with `proofBudget`, a reconnect's line
+   * included: a poll, or a reconnect of a delayed stream, made after the budget ran out (its
+   * timer not run yet) is refused before it is sent.
    */
   const record = (
     track: Track,
@@ -381,7 +383,7 @@ export function guardWith(
     extra: Record<string, unknown> = {},
   ): StreamResumptionError | null => {
     const t = now();
-    if (line.type !== 'reconnect' && overBudget(track, t)) {
+    if (overBudget(track, t)) {
       const e = budgetRunsOut(track);
       if (e) return e;
     }
@@ -798,16 +800,13 @@ export function guardWith(
   const reconnect = (track: Track, lastEventId: string): StreamResumptionError | null => {
     const read = readId(lastEventId);
     // A poll (the same cursor after the server ended an unproven stream) goes on with its
-    // episode and its budget; any other reconnect closes the one before and starts anew.
+    // episode and its budget (`record` checks it); any other reconnect closes the one before
+    // and starts anew.
     // (The track was found by its last id, and no event came since the episode's reconnect,
     // so the cursor is the episode's.)
     const polling = stateOf(track.snapshot) === 'polling';
     // So does the budget (not the window) after a delayed reconnect with no event since.
     const keepsBudget = episodeGoesOn(track.snapshot);
-    if (polling && overBudget(track, now())) {
-      const e = budgetRunsOut(track);
-      if (e) return e;
-    }
     const closed = close(track, polling);
     if (closed) return closed;
     remove(waitingWithCursor, track);
