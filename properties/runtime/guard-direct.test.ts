@@ -714,6 +714,18 @@ describe('cursors and ids the guard cannot read', () => {
     expect(codeOf(await rejection(g.get('1')))).toBe('idless-data');
     expect(g.sent).toHaveLength(1);
   });
+
+  test('a reconnect refused at once leaves no budget timer: nothing is recorded after its refusal', async () => {
+    // (reconnect: the budget is armed only for a reconnect that was not refused.)
+    const tick = fakeClock();
+    const g = guard(() => sseResponse(ev(1) + ev(null, { a: 1 })), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    expect(codeOf(await rejection(g.get('1')))).toBe('idless-data');
+    expect(vi.getTimerCount()).toBe(0);
+    const recorded = [...g.trace];
+    await tick(500);
+    expect(g.trace).toEqual(recorded);
+  });
 });
 
 describe('observe only (enforce: false)', () => {
@@ -1652,12 +1664,24 @@ describe('edges a user relies on', () => {
     expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
   });
 
-  test('events after the response are not remembered: a GET naming one is a cursor the guard never saw', async () => {
-    const g = guard((_s, n) => (n === 0 ? sseResponse(ev(1, RESULT) + ev(2)) : sseResponse(ev(3))));
-    await readAll(await g.post());
-    await readAll(await g.get('2'));
-    expect(g.trace.filter((l) => l.unseen)).toHaveLength(2);
-  });
+  test.each([
+    ['ended', true],
+    ['still open', false],
+  ])(
+    'events after the response are not remembered: a GET naming one is a cursor the guard never saw (stream %s)',
+    async (_n, ends) => {
+      // (remember: a freed stream's later ids are not kept, while its stream is open too.)
+      const w = wire(ev(1, RESULT) + ev(2));
+      if (ends) w.end();
+      const g = guard((_s, n) => (n === 0 ? sseResponse(w) : sseResponse(ev(3))));
+      const reading = readAll(await g.post());
+      await vi.waitFor(() => expect(g.trace.filter((l) => l.type === 'event')).toHaveLength(2));
+      await readAll(await g.get('2'));
+      expect(g.trace.filter((l) => l.unseen)).toHaveLength(2);
+      if (!ends) w.end();
+      expect((await reading).error).toBeNull();
+    },
+  );
 
   test('a call stream with no ids that ends is forgotten: nothing can name it', async () => {
     const g = guard(() => sseResponse(ev(null, { a: 1 })));
@@ -2117,6 +2141,32 @@ describe('refusals, exactly', () => {
       { stream: 1, type: 'response', status: 200 },
       { stream: 1, type: 'end' },
       { stream: 1, type: 'decision', outcome: 'delayed' },
+    ]);
+  });
+});
+
+describe('idle, past the budget', () => {
+  test('a held resume idle after the budget (its timer not run): refused, and no idle line after the refusal', async () => {
+    // (the idle branch: `if (!failure)` before recording the idle timeout.)
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), {
+      proofTimeoutMs: 100,
+      idleTimeoutMs: 50,
+      idleClock: 'wall',
+    });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(10);
+    vi.setSystemTime(Date.now() + 500);
+    await tick(41);
+    const { text, error } = await reading;
+    expect(codeOf(error)).toBe('no-response');
+    expect(text).toBe('');
+    expect(g.trace.slice(-3)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
   });
 });
