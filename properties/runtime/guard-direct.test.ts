@@ -845,6 +845,24 @@ async function idleFirstStream(idleTimeoutMs: number) {
   return { tick, w, g, reading };
 }
 
+/**
+ * A held resume of cursor 3 given up by its budget (no answer in time): nothing reached the
+ * application, and the refusal is the last line recorded.
+ */
+async function expectGivenUpLate(
+  g: ReturnType<typeof guard>,
+  reading: Promise<{ text: string; error: unknown }>,
+) {
+  const { text, error } = await reading;
+  expect(codeOf(error)).toBe('no-response');
+  expect(text).toBe('');
+  expect(g.trace.slice(-3)).toEqual([
+    { stream: 1, type: 'reconnect', cursor: 3 },
+    { stream: 1, type: 'disconnect' },
+    { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+  ]);
+}
+
 /** Under a fake clock: a resume of cursor 3 whose body the test feeds, being read. */
 async function heldResume(proofTimeoutMs: number) {
   const tick = fakeClock();
@@ -2099,15 +2117,7 @@ describe('refusals, exactly', () => {
     await tick(10);
     vi.setSystemTime(Date.now() + 500);
     w.push(': k\n\n');
-    const { text, error } = await reading;
-    expect(codeOf(error)).toBe('no-response');
-    expect(text).toBe('');
-    // Nor recorded: the refusal is the last line.
-    expect(g.trace.slice(-3)).toEqual([
-      { stream: 1, type: 'reconnect', cursor: 3 },
-      { stream: 1, type: 'disconnect' },
-      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
-    ]);
+    await expectGivenUpLate(g, reading);
   });
 
   test.each([
@@ -2160,14 +2170,7 @@ describe('idle, past the budget', () => {
     await tick(10);
     vi.setSystemTime(Date.now() + 500);
     await tick(41);
-    const { text, error } = await reading;
-    expect(codeOf(error)).toBe('no-response');
-    expect(text).toBe('');
-    expect(g.trace.slice(-3)).toEqual([
-      { stream: 1, type: 'reconnect', cursor: 3 },
-      { stream: 1, type: 'disconnect' },
-      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
-    ]);
+    await expectGivenUpLate(g, reading);
   });
 });
 
