@@ -666,6 +666,19 @@ describe('cursors and ids the guard cannot read', () => {
     expect(g2.trace[1]).toEqual({ stream: 1, type: 'event', id: 7, of: 'e-s1', unseen: true });
   });
 
+  test("a cursor the guard never saw names a call's stream: freed when its response arrives, while the stream is open", async () => {
+    // (newTrack: `plain: false`; only the standalone stream waits for its end.)
+    const w = wire(ev(8) + ev(9, RESULT));
+    const g = guard(() => sseResponse(w));
+    const reading = readAll(await g.get('7'));
+    await vi.waitFor(() => expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']));
+    await vi.waitFor(() =>
+      expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 }),
+    );
+    w.end();
+    expect((await reading).error).toBeNull();
+  });
+
   test('an unreadable cursor is refused before it is sent (unproven)', async () => {
     const g = guard(() => sseResponse(ev(1)));
     const e = await rejection(g.get('abc'));
