@@ -7,6 +7,7 @@
  * each); the loopback suites beside them (real SDK clients, the differential property) show the
  * same rules end to end.
  */
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
 import {
@@ -665,6 +666,19 @@ describe('cursors and ids the guard cannot read', () => {
     expect(g2.trace[1]).toEqual({ stream: 1, type: 'event', id: 7, of: 'e-s1', unseen: true });
   });
 
+  test("a cursor the guard never saw names a call's stream: freed when its response arrives, while the stream is open", async () => {
+    // (newTrack: `plain: false`; only the standalone stream waits for its end.)
+    const w = wire(ev(8) + ev(9, RESULT));
+    const g = guard(() => sseResponse(w));
+    const reading = readAll(await g.get('7'));
+    await vi.waitFor(() => expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']));
+    await vi.waitFor(() =>
+      expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 }),
+    );
+    w.end();
+    expect((await reading).error).toBeNull();
+  });
+
   test('an unreadable cursor is refused before it is sent (unproven)', async () => {
     const g = guard(() => sseResponse(ev(1)));
     const e = await rejection(g.get('abc'));
@@ -712,6 +726,18 @@ describe('cursors and ids the guard cannot read', () => {
     expect(g.trace[2]).toEqual({ stream: 1, type: 'event' });
     expect(codeOf(await rejection(g.get('1')))).toBe('idless-data');
     expect(g.sent).toHaveLength(1);
+  });
+
+  test('a reconnect refused at once leaves no budget timer: nothing is recorded after its refusal', async () => {
+    // (reconnect: the budget is armed only for a reconnect that was not refused.)
+    const tick = fakeClock();
+    const g = guard(() => sseResponse(ev(1) + ev(null, { a: 1 })), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    expect(codeOf(await rejection(g.get('1')))).toBe('idless-data');
+    expect(vi.getTimerCount()).toBe(0);
+    const recorded = [...g.trace];
+    await tick(500);
+    expect(g.trace).toEqual(recorded);
   });
 });
 
@@ -822,6 +848,34 @@ function fakeClock() {
   return (ms: number) => vi.advanceTimersByTimeAsync(ms);
 }
 
+/** Under a fake clock: a first stream with an idle timer, being read, 1 ms after its start. */
+async function idleFirstStream(idleTimeoutMs: number) {
+  const tick = fakeClock();
+  const w = wire();
+  const g = guard(() => sseResponse(w), { idleTimeoutMs });
+  const reading = readAll(await g.post());
+  await tick(1);
+  return { tick, w, g, reading };
+}
+
+/**
+ * A held resume of cursor 3 given up by its budget (no answer in time): nothing reached the
+ * application, and the refusal is the last line recorded.
+ */
+async function expectGivenUpLate(
+  g: ReturnType<typeof guard>,
+  reading: Promise<{ text: string; error: unknown }>,
+) {
+  const { text, error } = await reading;
+  expect(codeOf(error)).toBe('no-response');
+  expect(text).toBe('');
+  expect(g.trace.slice(-3)).toEqual([
+    { stream: 1, type: 'reconnect', cursor: 3 },
+    { stream: 1, type: 'disconnect' },
+    { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+  ]);
+}
+
 /** Under a fake clock: a resume of cursor 3 whose body the test feeds, being read. */
 async function heldResume(proofTimeoutMs: number) {
   const tick = fakeClock();
@@ -898,22 +952,28 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
   });
 
-  test('the headers of a resume that come after the budget ran out are refused', async () => {
-    const tick = fakeClock();
-    const w = wire(ev(4, RESULT));
-    let answer!: (r: Response) => void;
-    const g = interrupted(() => new Promise<Response>((r) => (answer = r)), {
-      proofTimeoutMs: 50,
-      responseTimeoutMs: 1_000,
-    });
-    await readAll(await g.post());
-    const resumed = rejection(g.get('3'));
-    await tick(52);
-    expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
-    answer(sseResponse(w));
-    expect(await resumed).toBe(g.failures[0]);
-    expect(w.cancelled).toBe(true);
-  });
+  test.each([
+    ['an SSE body', true],
+    ['no body', false],
+  ])(
+    'the headers of a resume that come after the budget ran out are refused (%s)',
+    async (_n, body) => {
+      const tick = fakeClock();
+      const w = wire(ev(4, RESULT));
+      let answer!: (r: Response) => void;
+      const g = interrupted(() => new Promise<Response>((r) => (answer = r)), {
+        proofTimeoutMs: 50,
+        responseTimeoutMs: 1_000,
+      });
+      await readAll(await g.post());
+      const resumed = rejection(g.get('3'));
+      await tick(52);
+      expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
+      answer(body ? sseResponse(w) : new Response(null, { status: 204 }));
+      expect(await resumed).toBe(g.failures[0]);
+      expect(w.cancelled).toBe(body || undefined);
+    },
+  );
 
   test('empty polls share the episode budget: a poll after it ran out is refused, and so is every later one', async () => {
     const tick = fakeClock();
@@ -941,6 +1001,26 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     const e = await rejection(g.get('3'));
     expect(codeOf(e)).toBe('unproven');
     expect(g.sent).toHaveLength(2);
+  });
+
+  test('a reconnect of a delayed stream after the budget, before the timer ran, is refused before it is sent', async () => {
+    // (record: a reconnect's line is checked against the budget too, as the trace checker does.)
+    const tick = fakeClock();
+    const w = wire(ack(3, 3));
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(10);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed']);
+    vi.setSystemTime(Date.now() + 200);
+    const e = await rejection(g.get('3'));
+    expect(codeOf(e)).toBe('unproven');
+    expect(g.sent).toHaveLength(2);
+    expect((await reading).error).toBe(e);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'decision', outcome: 'delayed' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
   });
 
   test('a poll that proves, within the budget, resumes', async () => {
@@ -1149,11 +1229,7 @@ describe('the idle timer', () => {
   });
 
   test('a timer a little late (under max(20 ms, a quarter of the timeout)) still fires', async () => {
-    const tick = fakeClock();
-    const w = wire();
-    const g = guard(() => sseResponse(w), { idleTimeoutMs: 200 });
-    const reading = readAll(await g.post());
-    await tick(1);
+    const { tick, reading } = await idleFirstStream(200);
     vi.setSystemTime(Date.now() + 50);
     await tick(200);
     expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 200 ms');
@@ -1454,11 +1530,7 @@ describe('more of the wire', () => {
   });
 
   test("'network' restarts the idle timer when it fires more than a quarter of the timeout late", async () => {
-    const tick = fakeClock();
-    const w = wire();
-    const g = guard(() => sseResponse(w), { idleTimeoutMs: 100 });
-    const reading = readAll(await g.post());
-    await tick(1);
+    const { tick, w, reading } = await idleFirstStream(100);
     vi.setSystemTime(Date.now() + 60);
     await tick(100);
     await new Promise((r) => setImmediate(r));
@@ -1469,11 +1541,7 @@ describe('more of the wire', () => {
   });
 
   test('a timer 15 ms late on a short timeout (under the 20 ms floor) still fires', async () => {
-    const tick = fakeClock();
-    const w = wire();
-    const g = guard(() => sseResponse(w), { idleTimeoutMs: 40 });
-    const reading = readAll(await g.post());
-    await tick(1);
+    const { tick, reading } = await idleFirstStream(40);
     vi.setSystemTime(Date.now() + 15);
     await tick(40);
     expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 40 ms');
@@ -1486,10 +1554,13 @@ describe('more of the wire', () => {
     const resumed = rejection(g.get('3'));
     await tick(60);
     expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
+    const recorded = [...g.trace];
     await tick(200);
     const e = (await resumed) as Error;
     expect(e.message).toBe('continuityGuard: no answer in 200 ms');
     expect(g.failures).toHaveLength(1);
+    // The stream had failed already: the bound's error adds no disconnect to the trace.
+    expect(g.trace).toEqual(recorded);
   });
 });
 
@@ -1624,12 +1695,24 @@ describe('edges a user relies on', () => {
     expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
   });
 
-  test('events after the response are not remembered: a GET naming one is a cursor the guard never saw', async () => {
-    const g = guard((_s, n) => (n === 0 ? sseResponse(ev(1, RESULT) + ev(2)) : sseResponse(ev(3))));
-    await readAll(await g.post());
-    await readAll(await g.get('2'));
-    expect(g.trace.filter((l) => l.unseen)).toHaveLength(2);
-  });
+  test.each([
+    ['ended', true],
+    ['still open', false],
+  ])(
+    'events after the response are not remembered: a GET naming one is a cursor the guard never saw (stream %s)',
+    async (_n, ends) => {
+      // (remember: a freed stream's later ids are not kept, while its stream is open too.)
+      const w = wire(ev(1, RESULT) + ev(2));
+      if (ends) w.end();
+      const g = guard((_s, n) => (n === 0 ? sseResponse(w) : sseResponse(ev(3))));
+      const reading = readAll(await g.post());
+      await vi.waitFor(() => expect(g.trace.filter((l) => l.type === 'event')).toHaveLength(2));
+      await readAll(await g.get('2'));
+      expect(g.trace.filter((l) => l.unseen)).toHaveLength(2);
+      if (!ends) w.end();
+      expect((await reading).error).toBeNull();
+    },
+  );
 
   test('a call stream with no ids that ends is forgotten: nothing can name it', async () => {
     const g = guard(() => sseResponse(ev(null, { a: 1 })));
@@ -1774,5 +1857,411 @@ describe('edges a user relies on', () => {
       await h.post(JSON.stringify({ jsonrpc: '2.0', method: 'tools/call', params: { name: 'x' } })),
     );
     expect(h.state()).toMatchObject({ failed: 1 });
+  });
+});
+
+/**
+ * Cases the mutation run (`npm run mutation:runtime`) showed untested: each test below fails
+ * against the mutants of src/runtime/continuity-guard.ts named in its comment.
+ */
+describe('bookkeeping across streams', () => {
+  const CALL_B = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { b: 1 } });
+
+  test('a server request carrying result beside method is no response: its stream stays followed', async () => {
+    // (`'method' in m`: a message with a method is a request, whatever else it carries.)
+    const request = { jsonrpc: '2.0', id: 7, method: 'sampling/createMessage', result: {} };
+    const g = guard(() => sseResponse(ev(1, request)));
+    await readAll(await g.post());
+    expect(g.state()).toEqual({ streams: 1, failed: 0, owed: 1, pending: 0 });
+  });
+
+  test('freeing a stream leaves alone the cursor another stream holds now', async () => {
+    // (free: `byLastId.get(track.lastId) === track` before deleting the stream's cursor.)
+    const a = wire(ev(1) + ev(2));
+    const g = guard((s, n) =>
+      n === 0
+        ? sseResponse(a)
+        : n === 1
+          ? sseResponse(ev(1) + ev(2))
+          : n === 2
+            ? sseResponse(ev(5, RESULT))
+            : sseResponse(ev(3, RESULT)),
+    );
+    const readingA = readAll(await g.post(CALL));
+    await vi.waitFor(() => expect(g.trace).toHaveLength(3));
+    await readAll(await g.post(CALL_B)); // B holds cursor 2 now, and is owed a reconnect
+    a.push(ev(4)); // A breaks: failed
+    expect(codeOf((await readingA).error)).toBe('break');
+    await readAll(await g.post(CALL)); // A's call re-issued: A is freed
+    const { text, error } = await readAll(await g.get('2'));
+    expect({ text, error }).toEqual({ text: ev(3, RESULT), error: null });
+    expect(g.trace.filter((l) => l.unseen)).toEqual([]);
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
+      { stream: 2, type: 'reconnect', cursor: 2 },
+    ]);
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test("a stream's earlier cursor names it no more: a GET with it is a cursor the guard never saw", async () => {
+    // (remember: the stream's previous cursor is dropped from byLastId.)
+    const g = guard((_s, n) => (n === 0 ? sseResponse(ev(1) + ev(2)) : sseResponse(ev(2, RESULT))));
+    await readAll(await g.post());
+    expect((await readAll(await g.get('1'))).error).toBeNull();
+    expect(g.trace.filter((l) => l.unseen)).toEqual([
+      { stream: 2, type: 'open', status: 200, unseen: true },
+      { stream: 2, type: 'event', id: 1, unseen: true },
+    ]);
+    expect(g.state()).toEqual({ streams: 1, failed: 0, owed: 1, pending: 0 });
+  });
+
+  test('keeps-completed-streams keeps what completed, not what failed: a re-issue still frees a failed stream', async () => {
+    // (the mutant's own switch: `track.failure === null`.)
+    const g = interrupted(() => sseResponse(ev(6)), {}, 'keeps-completed-streams');
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    expect(g.state()).toMatchObject({ streams: 1, failed: 1 });
+    await readAll(await g.post());
+    expect(g.state()).toEqual({ streams: 1, failed: 0, owed: 1, pending: 0 });
+  });
+});
+
+describe('times, timers and listeners', () => {
+  test('a decision carries the time of its line even when the clock moves while it is decided; other lines, their own', async () => {
+    // (emit: `line.type === 'decision' ? lastT : now()`.)
+    fakeClock();
+    const times: [string, number][] = [];
+    const scripted = scriptedFetch((s, n) =>
+      s.method === 'POST'
+        ? sseResponse(ev(1) + ev(2) + ev(3))
+        : n === 1
+          ? sseResponse(ev(4, RESULT))
+          : sseResponse(ev(78, RESULT)),
+    );
+    const f = continuityGuard(scripted.fetch, {
+      onTrace: (line) => {
+        times.push([line.type, line.t]);
+        vi.setSystemTime(Date.now() + 7); // the clock moves on while the guard works
+      },
+    });
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    await readAll(await f(URL_, { headers: { 'last-event-id': '3' } }));
+    await readAll(await f(URL_, { headers: { 'last-event-id': '77' } }));
+    expect(times.slice(0, 12)).toEqual([
+      ['open', 0],
+      ['event', 7],
+      ['event', 14],
+      ['event', 21],
+      ['end', 28],
+      ['reconnect', 35],
+      ['response', 42],
+      ['event', 49],
+      ['decision', 49],
+      ['end', 63],
+      // A cursor the guard never saw: two lines, each at its own time.
+      ['open', 70],
+      ['event', 77],
+    ]);
+  });
+
+  test('a proven resume leaves no budget timer behind, and is never judged against the budget again', async () => {
+    // (decide clears the budget once the machine leaves the budgeted states; overBudget.)
+    const tick = fakeClock();
+    const w = wire(ev(4));
+    const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await vi.waitFor(() => expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']));
+    expect(vi.getTimerCount()).toBe(0);
+    await tick(500);
+    w.push(ev(5, RESULT));
+    w.end();
+    expect(await reading).toEqual({ text: ev(4) + ev(5, RESULT), error: null });
+    expect(g.trace.map((l) => l.type)).not.toContain('disconnect');
+  });
+
+  test('a budget timer that fires early by the wall clock still ends a held resume: unproven', async () => {
+    // (budgetRunsOut: the held answer, judged in time, leaves the episode pending: given up.)
+    const { tick, g, reading } = await heldResume(100);
+    vi.setSystemTime(Date.now() - 5); // the wall clock steps back: the timer runs "early"
+    await tick(101);
+    const { error } = await reading;
+    expect(codeOf(error)).toBe('unproven');
+    expect(g.trace.slice(-4)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('a first stream that outlives the proof budget is never judged against it', async () => {
+    const tick = fakeClock();
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w), { proofTimeoutMs: 100 });
+    const reading = readAll(await g.post());
+    await tick(500);
+    w.push(ev(2) + ev(3, RESULT));
+    w.end();
+    expect(await reading).toEqual({ text: ev(1) + ev(2) + ev(3, RESULT), error: null });
+    expect(g.trace.map((l) => l.type)).toEqual(['open', 'event', 'event', 'event', 'end']);
+  });
+
+  test("a body listens to the caller's abort while it is open only: fired or ended, no listener is left", async () => {
+    // (guardBody: `{ once: true }`, and `release` removing the 'abort' listener.)
+    const ended = new AbortController();
+    const g = guard(() => sseResponse(ev(1, RESULT)));
+    const res = await g.f(URL_, { method: 'POST', body: CALL, signal: ended.signal });
+    expect(getEventListeners(ended.signal, 'abort')).toHaveLength(1);
+    await readAll(res);
+    expect(getEventListeners(ended.signal, 'abort')).toHaveLength(0);
+    const aborted = new AbortController();
+    const w = wire(ev(1));
+    const h = guard(() => sseResponse(w));
+    await h.f(URL_, { method: 'POST', body: CALL, signal: aborted.signal });
+    const reason = new Error('closing');
+    aborted.abort(reason);
+    expect(getEventListeners(aborted.signal, 'abort')).toHaveLength(0);
+    await vi.waitFor(() => expect(w.cancelled).toBe(reason));
+  });
+
+  test("'network': bytes that come while a late idle timer is being restarted cancel the restart: no timer is left", async () => {
+    // (the idle timer's `settled`: a read already answered arms nothing more.)
+    const { w, reading } = await idleFirstStream(100);
+    vi.setSystemTime(Date.now() + 1_000); // the loop was blocked: the idle timer fires late
+    // Right after it (same due time, set later), bytes come: before its restart has run.
+    setTimeout(() => {
+      w.push(ev(1, RESULT));
+      w.end();
+    }, 99);
+    vi.advanceTimersByTime(99); // both timers in one turn: the restart waits for setImmediate
+    expect(await reading).toEqual({ text: ev(1, RESULT), error: null });
+    await new Promise((r) => setImmediate(r));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  test('the application cancels while a read is pending: one disconnect, and the stream is owed one reconnect', async () => {
+    // (ended: `if (isEnded) return`: the read the cancel ends is no second end.)
+    const w = wire(ev(1));
+    const g = guard(() => sseResponse(w));
+    const reader = (await g.post()).body!.getReader();
+    await reader.read();
+    const pending = reader.read();
+    await new Promise((r) => setTimeout(r, 20)); // the guard is reading from the source
+    await reader.cancel('bye');
+    expect((await pending).done).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(w.cancelled).toBe('bye');
+    expect(g.trace.slice(1)).toEqual([
+      { stream: 1, type: 'event', id: 1 },
+      { stream: 1, type: 'disconnect' },
+    ]);
+    expect(g.state()).toEqual({ streams: 1, failed: 0, owed: 1, pending: 0 });
+  });
+});
+
+describe('refusals, exactly', () => {
+  test('a refused GET with a stream cursor is recorded with its stream', async () => {
+    // (refuse: the reconnect line carries the cursor's stream.)
+    const g = guard((_s, n) =>
+      n === 0 ? sseResponse(ev('ab1-s2-1') + ev('ab1-s2-2')) : sseResponse(ev('ab1-s2-5')),
+    );
+    await readAll(await g.post());
+    const first = (await readAll(await g.get('ab1-s2-2'))).error;
+    expect(codeOf(first)).toBe('skip');
+    expect(await rejection(g.get('ab1-s2-2'))).toBe(first);
+    expect(g.trace.slice(-2)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 2, of: 'ab1-s2' },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('an unreadable cursor sent again is refused again, and recorded as a refusal', async () => {
+    const g = guard(() => sseResponse(ev(1)));
+    const first = await rejection(g.get('x'));
+    expect(codeOf(first)).toBe('unproven');
+    expect(await rejection(g.get('x'))).toBe(first);
+    expect(g.sent).toHaveLength(0);
+    // The second is recorded as a refusal of a GET that carries no cursor the machine can read.
+    expect(g.trace).toEqual([
+      { stream: 1, type: 'open', status: 200, unseen: true },
+      { stream: 1, type: 'reconnect', cursor: null },
+      { stream: 1, type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('a refused GET whose cursor names no stream is recorded without a stream field', async () => {
+    // (refuse: `stream ? { stream } : {}`: a line carries only the fields it has.)
+    const lines: GuardTraceLine[] = [];
+    const { fetch: f0 } = scriptedFetch(() => sseResponse(ev(1)));
+    const f = continuityGuard(f0, { onTrace: (line) => lines.push(line) });
+    const get = () => f(URL_, { headers: { 'last-event-id': 'x' } });
+    await rejection(get());
+    await rejection(get());
+    expect(lines.slice(-2).map((l) => Object.keys(l).sort())).toEqual([
+      ['cursor', 't', 'type'],
+      ['outcome', 't', 'type'],
+    ]);
+  });
+
+  test('a skip with no callbacks at all: the body errors with the guard error, nothing after the gap', async () => {
+    // (decide: `options.onFailure?.(error)`.)
+    const { fetch: f0 } = scriptedFetch((s) =>
+      s.method === 'POST' ? sseResponse(ev(1) + ev(2) + ev(3)) : sseResponse(ev(6, RESULT)),
+    );
+    const f = continuityGuard(f0);
+    await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    const { text, error } = await readAll(await f(URL_, { headers: { 'last-event-id': '3' } }));
+    expect(codeOf(error)).toBe('skip');
+    expect(text).toBe('');
+  });
+
+  test('an acknowledgment whose floor is refused is not handed on either', async () => {
+    // (onEvent: `if (failure) return` after the held answer is fed.)
+    const g = interrupted(() => sseResponse(ack(3, 9) + ev(9, RESULT)));
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get('3'));
+    expect(codeOf(error)).toBe('cursor-below-floor');
+    expect(text).toBe('');
+  });
+
+  test('a comment that comes after the budget, before the timer ran, is not handed on', async () => {
+    // (onComment: `if (failure) return` after the held answer is fed.)
+    const { tick, w, g, reading } = await heldResume(100);
+    await tick(10);
+    vi.setSystemTime(Date.now() + 500);
+    w.push(': k\n\n');
+    await expectGivenUpLate(g, reading);
+  });
+
+  test.each([
+    ['a comment', ': k\n\n'],
+    ['an event', ev(4, RESULT)],
+  ])(
+    'a held resume refused through another GET: %s on its body then is neither handed on nor recorded',
+    async (_n, item) => {
+      // (onComment/onEvent: `if (failure) return` after refusedElsewhere; ended: `if (!failure) first()`.)
+      fakeClock();
+      const w = wire();
+      const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 10_000 });
+      await readAll(await g.post());
+      const first = readAll(await g.get('3')); // its 200 is held: the body has said nothing
+      const e = await rejection(g.get('3'));
+      expect(codeOf(e)).toBe('no-response');
+      const recorded = [...g.trace];
+      w.push(item);
+      expect(await first).toEqual({ text: '', error: e });
+      expect(g.trace).toEqual(recorded);
+    },
+  );
+
+  test('a resumed stream that ends empty is recorded as a poll: the decision says delayed', async () => {
+    // (decide: the `polling` decision line.)
+    const g = interrupted(() => sseResponse(''));
+    await readAll(await g.post());
+    expect((await readAll(await g.get('3'))).error).toBeNull();
+    expect(g.trace.slice(5)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'end' },
+      { stream: 1, type: 'decision', outcome: 'delayed' },
+    ]);
+  });
+});
+
+describe('idle, past the budget', () => {
+  test('a held resume idle after the budget (its timer not run): refused, and no idle line after the refusal', async () => {
+    // (the idle branch: `if (!failure)` before recording the idle timeout.)
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), {
+      proofTimeoutMs: 100,
+      idleTimeoutMs: 50,
+      idleClock: 'wall',
+    });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(10);
+    vi.setSystemTime(Date.now() + 500);
+    await tick(41);
+    await expectGivenUpLate(g, reading);
+  });
+});
+
+describe('observe only, past the budget', () => {
+  test.each([
+    ['pending', ': k\n\n'],
+    ['delayed', ack(3, 3)],
+  ])(
+    'the budget runs out on a %s resume: reported, and the body goes on to the application',
+    async (_n, start) => {
+      // (budgetRunsOut: the body is given up only with an error, that is, when enforcing.)
+      const tick = fakeClock();
+      const w = wire(start);
+      const g = interrupted(() => sseResponse(w), { enforce: false, proofTimeoutMs: 100 });
+      await readAll(await g.post());
+      const reading = readAll(await g.get('3'));
+      await tick(150);
+      expect(g.failures.map(codeOf)).toEqual(['unproven']);
+      w.push(ev(4, RESULT));
+      w.end();
+      const { text, error } = await reading;
+      expect(error).toBeNull();
+      expect(text).toContain(ev(4, RESULT));
+    },
+  );
+
+  test('a 200 that said nothing by the end of the budget: the trace has the disconnect, then the 200 a bare client took', async () => {
+    // (budgetRunsOut: a held answer is fed when the budget runs out; record: an observe-only
+    // line over the budget is still recorded.)
+    const tick = fakeClock();
+    const w = wire();
+    const g = interrupted(() => sseResponse(w), { enforce: false, proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    const reading = readAll(await g.get('3'));
+    await tick(150);
+    expect(g.trace.slice(5)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'disconnect' },
+      { stream: 1, type: 'response', status: 200 },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
+    ]);
+    w.end();
+    expect((await reading).error).toBeNull();
+  });
+
+  test('a resume whose fetch fails: its own error reaches the application', async () => {
+    // (resume: the disconnect's error is thrown only when there is one.)
+    const refused = new Error('connection refused');
+    const g = interrupted(() => Promise.reject(refused), { enforce: false });
+    await readAll(await g.post());
+    expect(await rejection(g.get('3'))).toBe(refused);
+    expect(g.failures.map(codeOf)).toEqual(['no-response']);
+  });
+
+  test('a non-SSE 200 to a resume is handed on as it is: no disconnect is recorded', async () => {
+    const h = interrupted(
+      () => sseResponse(ev(4, RESULT), { headers: { 'content-type': 'text/html' } }),
+      { enforce: false },
+    );
+    await readAll(await h.post());
+    expect((await readAll(await h.get('3'))).text).toBe(ev(4, RESULT));
+    expect(h.trace.slice(5)).toEqual([
+      { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200, contentType: 'text/html' },
+      { stream: 1, type: 'decision', outcome: 'resumed' },
+    ]);
+  });
+
+  test('a poll that comes after the budget is recorded, and sent', async () => {
+    // (reconnect: the poll goes on when the budget's run-out raised nothing.)
+    const tick = fakeClock();
+    const g = interrupted(() => sseResponse(': k\n\n'), { enforce: false, proofTimeoutMs: 100 });
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    await tick(10);
+    vi.setSystemTime(Date.now() + 200);
+    expect((await readAll(await g.get('3'))).error).toBeNull();
+    expect(g.sent).toHaveLength(3);
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toHaveLength(2);
   });
 });

@@ -121,8 +121,6 @@ interface Track {
   reconnected: boolean;
   /** `t` of the current episode's first reconnect. */
   episodeT: number;
-  /** The `Last-Event-ID` of the current episode: a poll sends it again. */
-  episodeCursor?: string;
   /** The proof budget of the current episode. */
   budget?: NodeJS.Timeout;
   /** A resume's 200 not yet fed to the machine: it waits for the first SSE item (an ack?). */
@@ -196,9 +194,14 @@ function callOf(body: unknown): string | null {
   return `${m.method} ${JSON.stringify(params)}`;
 }
 
+/** A 3xx status. */
+function isRedirectStatus(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
 /** A redirect answer: the guard asks fetch not to follow them on a resume (rule 3). */
 function isRedirect(r: Response): boolean {
-  return r.type === 'opaqueredirect' || r.redirected || (r.status >= 300 && r.status < 400);
+  return r.type === 'opaqueredirect' || r.redirected || isRedirectStatus(r.status);
 }
 
 /**
@@ -280,13 +283,18 @@ export function guardWith(
     if (at >= 0) list.splice(at, 1);
   };
 
+  /** Drops the cursor a track holds from `byLastId`, unless a later stream holds it now. */
+  const forget = (track: Track) => {
+    if (track.lastId !== null && byLastId.get(track.lastId) === track)
+      byLastId.delete(track.lastId);
+  };
+
   /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
   const free = (track: Track) => {
     if (mutant === 'keeps-completed-streams' && track.failure === null) return;
     clearTimeout(track.budget);
     tracks.delete(track);
-    if (track.lastId !== null && byLastId.get(track.lastId) === track)
-      byLastId.delete(track.lastId);
+    forget(track);
     remove(waitingWithCursor, track);
     remove(waitingPlain, track);
     remove(failed, track);
@@ -364,8 +372,10 @@ export function guardWith(
   /**
    * Records one trace line and feeds the machine its observation through the format's own
    * mapping (`observationOf`), so that what the guard decides on and what it records cannot
-   * drift apart. While an episode is pending, its budget is checked first against the line's
-   * time, as the trace checker does with `proofBudget`.
+   * drift apart. While an episode is budgeted (pending or delayed), its budget is checked first
+   * against the line's time, as the trace checker does with `proofBudget`, a reconnect's line
+   * included: a poll, or a reconnect of a delayed stream, made after the budget ran out (its
+   * timer not run yet) is refused before it is sent.
    */
   const record = (
     track: Track,
@@ -373,7 +383,7 @@ export function guardWith(
     extra: Record<string, unknown> = {},
   ): StreamResumptionError | null => {
     const t = now();
-    if (line.type !== 'reconnect' && overBudget(track, t)) {
+    if (overBudget(track, t)) {
       const e = budgetRunsOut(track);
       if (e) return e;
     }
@@ -386,33 +396,38 @@ export function guardWith(
     return decide(track, observationOf(line) as Observation);
   };
 
+  /**
+   * The current episode's budget has run out at `t`. (Only a reconnect makes the machine
+   * budgeted: a first stream is never judged against a budget.)
+   */
   const overBudget = (track: Track, t: number) =>
-    track.reconnected && isBudgeted(track.snapshot) && t - track.episodeT > cfg.proofTimeoutMs;
+    isBudgeted(track.snapshot) && t - track.episodeT > cfg.proofTimeoutMs;
 
   /**
-   * The episode's budget ran out: a held answer is fed as it is, and a stream being read is
-   * given up (a disconnect); between polls the machine's timer fires (`PROOF_TIMEOUT`), and so
-   * it does on a delayed stream (rule 7.1), which is then given up with the machine's error.
+   * The episode's budget ran out (called on a budgeted track only: `overBudget`, or its timer,
+   * which `decide` clears as soon as the machine leaves the budgeted states). A held answer is
+   * fed as it is: its own line, over the budget too, comes back here unheld. Between polls, and
+   * on a delayed stream (rule 7.1), the machine's timer fires (`PROOF_TIMEOUT`); a stream still
+   * pending is given up (a disconnect). A stream being read is then given up with the error.
    */
   const budgetRunsOut = (track: Track): StreamResumptionError | null => {
     clearTimeout(track.budget);
     now();
     if (track.held) {
+      // A timer that fired a little early by the wall clock leaves the answer judged in time:
+      // the budget still ends the episode.
       const e = answer(track);
       if (e || !isBudgeted(track.snapshot)) return e;
     }
     const state = stateOf(track.snapshot);
-    if (state === 'polling') {
-      return decide(track, { type: 'PROOF_TIMEOUT' });
+    let e: StreamResumptionError | null;
+    if (state === 'polling' || state === 'delayed') {
+      e = decide(track, { type: 'PROOF_TIMEOUT' });
+    } else {
+      emit(track, { type: 'disconnect' });
+      e = decide(track, { type: 'DISCONNECT' });
     }
-    if (state === 'delayed') {
-      const e = decide(track, { type: 'PROOF_TIMEOUT' });
-      if (e) track.giveUp?.(e);
-      return e;
-    }
-    if (!isPending(track.snapshot)) return null;
-    emit(track, { type: 'disconnect' });
-    const e = decide(track, { type: 'DISCONNECT' });
+    // (Between polls no body is being read: `giveUp` is unset.)
     if (e) track.giveUp?.(e);
     return e;
   };
@@ -420,9 +435,7 @@ export function guardWith(
   const armBudget = (track: Track) => {
     clearTimeout(track.budget);
     const left = Math.max(0, track.episodeT + cfg.proofTimeoutMs - now() + 1);
-    track.budget = setTimeout(() => {
-      if (isBudgeted(track.snapshot)) budgetRunsOut(track);
-    }, left);
+    track.budget = setTimeout(() => budgetRunsOut(track), left);
     track.budget.unref?.();
   };
 
@@ -439,8 +452,7 @@ export function guardWith(
   /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
   const remember = (track: Track, id: string) => {
     if (!tracks.has(track)) return; // freed: its response arrived
-    if (track.lastId !== null && byLastId.get(track.lastId) === track)
-      byLastId.delete(track.lastId);
+    forget(track);
     track.lastId = id;
     byLastId.set(id, track);
   };
@@ -461,13 +473,9 @@ export function guardWith(
    */
   const refuse = (track: Track, cursor: number | null, stream?: string): StreamResumptionError => {
     const error = track.failure!;
-    emit(track, { type: 'reconnect', cursor, ...(stream ? { stream } : {}) });
-    track.snapshot = engine.step(track.snapshot, {
-      type: 'RECONNECT',
-      cursor,
-      ...(stream ? { stream } : {}),
-    });
-    track.snapshot = settle(track.snapshot);
+    const line = { type: 'reconnect', cursor, ...(stream ? { stream } : {}) } as const;
+    emit(track, line);
+    track.snapshot = settle(engine.step(track.snapshot, observationOf(line)!));
     // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
     // cursor); the error raised stays the stream's first one.
     emit(track, {
@@ -489,8 +497,9 @@ export function guardWith(
     let isEnded = false;
     let controllerRef: ReadableStreamDefaultController<Uint8Array> | undefined;
 
+    /** The first error wins; `null` (nothing went wrong) changes nothing. */
     const stop = (e: Error | null) => {
-      if (e) failure ??= e;
+      failure ??= e;
     };
     const forward = (text: string) => out.push(text);
 
@@ -503,9 +512,7 @@ export function guardWith(
      * The stream failed through another request (a later reconnect closed this one's window, or
      * a refused GET): this body, still open, hands on nothing more.
      */
-    const refusedElsewhere = () => {
-      if (enforce && track.failure) stop(track.failure);
-    };
+    const refusedElsewhere = () => stop(track.failure); // (only set when enforcing)
 
     const parser = createParser({
       maxBufferSize: cfg.maxEventBytes,
@@ -602,16 +609,14 @@ export function guardWith(
     };
 
     // The caller aborts (the SDK closing its transport): the body is given up.
-    const abort = () => void reader.cancel(signal?.reason).catch(() => {});
+    const abort = () => void reader.cancel(signal!.reason).catch(() => {});
     signal?.addEventListener('abort', abort, { once: true });
     const release = () => signal?.removeEventListener('abort', abort);
 
     track.giveUp = (e) => {
       stop(e);
-      isEnded = true;
-      release();
-      streamEnded(track);
-      controllerRef?.error(e);
+      ended('disconnect'); // (failed: it records nothing)
+      controllerRef!.error(e);
       reader.cancel().catch(() => {});
     };
 
@@ -671,8 +676,9 @@ export function guardWith(
             }
             if (isEnded && failure) return; // given up while the read was pending
             if (result === 'idle') {
+              // (No failure is set here: a failed body stops before its next read.)
               read.catch(() => {});
-              if (!failure) first();
+              first();
               if (!failure) stop(record(track, { type: 'idle-timeout' }));
               ended('disconnect');
               reader.cancel().catch(() => {});
@@ -723,7 +729,7 @@ export function guardWith(
     const outer = init?.signal ?? undefined;
     const forward = () => bound.abort(outer!.reason);
     if (outer?.aborted) forward();
-    else outer?.addEventListener('abort', forward, { once: true });
+    else outer?.addEventListener('abort', forward); // removed below, whatever happens
     const timer = setTimeout(() => bound.abort(new Error(what)), ms);
     try {
       return await fetchFn(input, { ...init, signal: bound.signal });
@@ -761,9 +767,7 @@ export function guardWith(
       throw track.failure;
     }
     const redirect =
-      mutant === 'follows-redirects'
-        ? response.status >= 300 && response.status < 400
-        : isRedirect(response);
+      mutant === 'follows-redirects' ? isRedirectStatus(response.status) : isRedirect(response);
     const type = response.headers.get('content-type');
     const isSse = /^\s*text\/event-stream\s*(;|$)/i.test(type ?? '');
     const refused = (e: StreamResumptionError | null) => {
@@ -774,7 +778,7 @@ export function guardWith(
     if (redirect) {
       // A redirect proves nothing about this server's log (rule 3); a runtime that hides the
       // status (opaqueredirect, or a redirect fetch followed anyway) is recorded as status 0.
-      const status = response.status >= 300 && response.status < 400 ? response.status : 0;
+      const status = isRedirectStatus(response.status) ? response.status : 0;
       return refused(record(track, { type: 'response', status }, { redirect: true }));
     }
     if (response.status !== 200)
@@ -796,14 +800,13 @@ export function guardWith(
   const reconnect = (track: Track, lastEventId: string): StreamResumptionError | null => {
     const read = readId(lastEventId);
     // A poll (the same cursor after the server ended an unproven stream) goes on with its
-    // episode and its budget; any other reconnect closes the one before and starts anew.
-    const polling = stateOf(track.snapshot) === 'polling' && track.episodeCursor === lastEventId;
+    // episode and its budget (`record` checks it); any other reconnect closes the one before
+    // and starts anew.
+    // (The track was found by its last id, and no event came since the episode's reconnect,
+    // so the cursor is the episode's.)
+    const polling = stateOf(track.snapshot) === 'polling';
     // So does the budget (not the window) after a delayed reconnect with no event since.
-    const keepsBudget = episodeGoesOn(track.snapshot) && track.episodeCursor === lastEventId;
-    if (polling && overBudget(track, now())) {
-      const e = budgetRunsOut(track);
-      if (e) return e;
-    }
+    const keepsBudget = episodeGoesOn(track.snapshot);
     const closed = close(track, polling);
     if (closed) return closed;
     remove(waitingWithCursor, track);
@@ -818,7 +821,6 @@ export function guardWith(
     track.reconnected = true;
     const t = now();
     if (!keepsBudget || mutant === 'budget-per-poll') track.episodeT = t;
-    track.episodeCursor = lastEventId;
     const e = record(track, {
       type: 'reconnect',
       cursor: read.seq,
