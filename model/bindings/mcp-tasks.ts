@@ -354,7 +354,7 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   ],
 };
 
-/** A machine reason in the task-stream vocabulary ({@link TASK_WORDS}); other texts as they are. */
+/** A machine reason in the task-stream vocabulary (the rewrites of `TASK_WORDS`); other texts as they are. */
 export function taskPhrase(code: ReasonCode, text: string): string {
   for (const [pattern, words] of TASK_WORDS[code] ?? []) {
     const m = pattern.exec(text);

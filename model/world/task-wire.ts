@@ -87,10 +87,12 @@ export class ClientWire {
     return facts.flatMap((f) => this.translator.translate(f).map(inWorldNumbers));
   }
 
+  /** An independent copy, with the translator's state, for a search that branches here. */
   clone(): ClientWire {
     return new ClientWire(this.translator.clone!());
   }
 
+  /** The translator's state as a string, part of a searched state's fingerprint. */
   key(): string {
     return this.translator.key!();
   }
