@@ -11,7 +11,7 @@
  * trace the oracle read.
  */
 import { mermaidText } from '../model/world/sequence-diagram.js';
-import { checkTrace } from './trace/check.js';
+import { checkTrace, traceLines } from './trace/check.js';
 import type { CheckOptions } from './trace/checker.js';
 import type { CheckReport, ReconnectReport } from './trace/report.js';
 
@@ -206,8 +206,7 @@ export async function traceSequenceDiagram(
   text: string,
   options: TraceDiagramOptions = {},
 ): Promise<string> {
-  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
-  const lines = body === '' ? [] : body.split(/\r?\n/);
+  const lines = traceLines(text);
   const report = await checkTrace(lines, options);
   return diagramOf(lines, report);
 }

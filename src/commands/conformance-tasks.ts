@@ -5,17 +5,12 @@
  * loopback port of its own. Exit 0 when every scenario passes, 1 when one fails or cannot run.
  */
 import { intOption, UsageError, type CommandIO, type ParsedArgs } from '../cli-kit.js';
+import { URL_ONLY_OPTIONS } from './conformance.js';
 
 /** The options only the SSE scenarios have: refused under `--binding mcp-tasks`. */
 const SSE_ONLY = [
   'adapter',
-  'name',
-  'restart-cmd',
-  'evict-cmd',
-  'hook-timeout',
-  'keepalive-ms',
-  'id-pattern',
-  'id-sequence',
+  ...URL_ONLY_OPTIONS,
   'protocol-version',
   'retention',
   'idle',

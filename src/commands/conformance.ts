@@ -41,6 +41,17 @@ export function traceFileName(implementation: string, scenario: string): string 
 }
 
 /** The `conformance` subcommand. */
+/** The options that describe a server given by `--url` (its name, hooks and ids). */
+export const URL_ONLY_OPTIONS = [
+  'name',
+  'restart-cmd',
+  'evict-cmd',
+  'hook-timeout',
+  'keepalive-ms',
+  'id-pattern',
+  'id-sequence',
+] as const;
+
 export const conformanceCommand: Command = {
   name: 'conformance',
   summary: 'run the resumption scenarios against MCP servers (built-in, your adapter, or a URL)',
@@ -184,15 +195,7 @@ Examples:
       throw new UsageError('conformance: give --url or --adapter, not both');
     }
     const custom = url !== undefined || adapters.length > 0;
-    for (const k of [
-      'name',
-      'restart-cmd',
-      'evict-cmd',
-      'hook-timeout',
-      'keepalive-ms',
-      'id-pattern',
-      'id-sequence',
-    ]) {
+    for (const k of URL_ONLY_OPTIONS) {
       if (values[k] !== undefined && url === undefined) {
         throw new UsageError(`conformance: --${k} needs --url (see conformance --help)`);
       }

@@ -120,13 +120,26 @@ export interface GuardConfig {
   enforce: boolean;
 }
 
-function bounded(name: string, value: number | undefined, fallback: number, min: number): number {
+/**
+ * Option `name` of `owner` (`continuityGuard`, `taskStreamGuard`), or `fallback` when absent;
+ * throws a one-line `RangeError` naming both when it is not a number at least `min`.
+ */
+export function boundedOption(
+  owner: string,
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+): number {
   const v = value ?? fallback;
   if (!Number.isFinite(v) || v < min) {
-    throw new RangeError(`continuityGuard: ${name} must be a number >= ${min}, got ${v}`);
+    throw new RangeError(`${owner}: ${name} must be a number >= ${min}, got ${v}`);
   }
   return v;
 }
+
+const bounded = (name: string, value: number | undefined, fallback: number, min: number) =>
+  boundedOption('continuityGuard', name, value, fallback, min);
 
 /** Reads the options, with their defaults; throws a one-line `RangeError` on a bad value. */
 export function configOf(options: ContinuityGuardOptions): GuardConfig {

@@ -34,6 +34,7 @@ import type { Outcome, Reason } from '../../model/outcomes.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import { StreamResumptionError } from '../reference.js';
 import { engineFor, type MachineState } from '../trace/engine.js';
+import { boundedOption } from './guard-options.js';
 import type { TaskEvent } from './task-event-log.js';
 import {
   fetchTaskStream,
@@ -148,13 +149,8 @@ interface Track {
   ignoring: boolean;
 }
 
-function bounded(name: string, value: number | undefined, fallback: number, min: number): number {
-  const v = value ?? fallback;
-  if (!Number.isFinite(v) || v < min) {
-    throw new RangeError(`taskStreamGuard: ${name} must be a number >= ${min}, got ${v}`);
-  }
-  return v;
-}
+const bounded = (name: string, value: number | undefined, fallback: number, min: number) =>
+  boundedOption('taskStreamGuard', name, value, fallback, min);
 
 const stateOf = (s: MachineState) => s.value as ClientStateName;
 const isPending = (s: MachineState) => PENDING_STATES.includes(stateOf(s));

@@ -6,6 +6,12 @@
 import { TraceChecker, type CheckOptions } from './checker.js';
 import type { BreakReport, CheckReport, CursorAheadReport, ReconnectReport } from './report.js';
 
+/** The lines of a trace's whole text: split on LF or CRLF, a last line break ending the last line. */
+export function traceLines(text: string): string[] {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  return body === '' ? [] : body.split(/\r?\n/);
+}
+
 /**
  * Checks a v1 trace: each line one JSON observation (without its newline; a single string is
  * taken as the whole text and split into lines). Resolves to the
@@ -41,11 +47,8 @@ export async function checkTrace(
     break: (b) => breaks.push(b),
     cursorAhead: (c) => cursorAhead.push(c),
   });
-  if (typeof lines === 'string') {
-    // A string is an iterable of characters: take it as the whole text of a trace instead.
-    const text = lines.endsWith('\n') ? lines.slice(0, -1) : lines;
-    lines = text === '' ? [] : text.split(/\r?\n/);
-  }
+  // A string is an iterable of characters: take it as the whole text of a trace instead.
+  if (typeof lines === 'string') lines = traceLines(lines);
   if (Symbol.asyncIterator in lines) {
     for await (const line of lines) checker.push(line);
   } else {

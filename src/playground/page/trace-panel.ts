@@ -6,7 +6,7 @@
  * into the page; nothing leaves the browser.
  */
 import { BINDING_NAMES } from '../../../model/bindings/index.js';
-import { checkTrace } from '../../trace/check.js';
+import { checkTrace, traceLines } from '../../trace/check.js';
 import {
   renderBreak,
   renderCursorAhead,
@@ -31,12 +31,6 @@ const ABOUT: Record<string, string> = {
     'SEP-2694 (draft) task event streams: tasks/stream with after, notifications/tasks/event with seq, events_gone.',
 };
 
-/** The lines of a trace text, as `check` splits them. */
-function linesOf(text: string): string[] {
-  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
-  return body === '' ? [] : body.split(/\r?\n/);
-}
-
 /** Wires the panel; call once, after the page's elements exist. */
 export function wireTracePanel({ $, esc, render }: PanelDeps): void {
   const binding = $<HTMLSelectElement>('trace-binding');
@@ -59,7 +53,7 @@ export function wireTracePanel({ $, esc, render }: PanelDeps): void {
 
   const check = async () => {
     const mine = ++token;
-    const lines = linesOf(text.value);
+    const lines = traceLines(text.value);
     $('trace-error').textContent = '';
     try {
       const report = await checkTrace(lines, { binding: binding.value });
