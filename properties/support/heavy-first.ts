@@ -9,25 +9,31 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The slowest files of a full run (the slowest-files reporter prints them; these are from a
- * fresh clone's `npm test` on the 2-core machine), longest first.
+ * full `npm test` on the 2-core machine), longest first; a file that waits (on servers, npm, a
+ * browser) beside one that computes.
  * A file missing from this list still runs; it is only started in vitest's own order.
  */
 export const HEAVY_FILES = [
-  'properties/conformance/packed-install.test.ts',
-  'properties/docs/doc-claims.test.ts',
+  'properties/verify/tasks-world.test.ts',
   'properties/conformance/client-rows.test.ts',
-  'properties/conformance/matrix.test.ts',
+  'properties/conformance/packed-install.test.ts',
   'properties/playground/playground-pages.e2e.test.ts',
-  'properties/conformance/plain-mutants.test.ts',
-  'properties/conformance/slow-store.test.ts',
-  'properties/runtime/guard-mutants.test.ts',
-  'properties/conformance/black-box.test.ts',
-  'properties/playground/playground.e2e.test.ts',
+  'properties/verify/tasks-survivors.test.ts',
+  'properties/conformance/matrix.test.ts',
   'properties/verify/small-scope.test.ts',
-  'properties/trace/cli-process.test.ts',
-  'properties/verify/workers.test.ts',
+  'properties/conformance/plain-mutants.test.ts',
+  'properties/docs/doc-claims.test.ts',
+  'properties/conformance/slow-store.test.ts',
+  'properties/playground/playground.e2e.test.ts',
+  'properties/verify/abstraction.test.ts',
   'properties/verify/mutants.test.ts',
+  'properties/machine/mutants.test.ts',
+  'properties/runtime/guard-mutants.test.ts',
+  'properties/verify/workers.test.ts',
+  'properties/conformance/black-box.test.ts',
   'properties/redis/store-contract.test.ts',
+  'properties/docs/sep2694-counterexamples.test.ts',
+  'properties/trace/cli-process.test.ts',
 ];
 
 function rank(spec: TestSpecification): number {

@@ -10,7 +10,6 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { noUnprovenAcceptance } from '../../model/claims/no-unproven-acceptance.js';
 import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
-import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
 import { SCOPES, scopeConfigs } from '../../model/verify/scope.js';
 import { TASK_HONEST_POLICIES, TASK_POLICIES } from '../../model/world/config.js';
 import { formatVerifyCounterexample } from '../../src/verify/counterexample.js';
@@ -18,7 +17,7 @@ import { search } from '../../src/verify/engine.js';
 import { manifestRowOf, manifestSearches, type Manifest } from '../../src/verify/manifest.js';
 import { verifyOne, type VerifyRun } from '../../src/verify/run.js';
 import { shortestCounterexample } from '../../src/verify/sep2694.js';
-import { TASK_CLIENT_MUTANTS, TASK_CLIENT_NAMES } from '../../src/verify/spec.js';
+import { TASK_CLIENT_NAMES } from '../../src/verify/spec.js';
 import { runCli } from '../support/cli.js';
 
 const scope = SCOPES.small;
@@ -81,14 +80,6 @@ describe('verify --binding mcp-tasks, small scope', () => {
       expect(r.breaks, policy).toEqual([]);
     }
   });
-
-  test('the client mutants left out of the task world cannot go wrong there (each survives)', () => {
-    const left = CLIENT_MUTANTS.map((m) => m.name).filter((n) => !TASK_CLIENT_MUTANTS.includes(n));
-    expect(left.sort()).toEqual(
-      ['accepts-no-cursor', 'delayed-forever', 'drops-cursor', 'ignores-floor'].sort(),
-    );
-    for (const client of left) expect(shortestKill(client), client).toBeNull();
-  }, 600_000);
 });
 
 /** `verify --binding mcp-tasks --scope small --workers 1`, and more arguments. */
