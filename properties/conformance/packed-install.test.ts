@@ -71,6 +71,8 @@ test('the docs example runs from the packed package with only production depende
     npm,
     [
       'install',
+      // The lockfile's versions are in npm's cache after `npm ci`: no need to ask the registry.
+      '--prefer-offline',
       '--no-audit',
       '--no-fund',
       '--omit=dev',
