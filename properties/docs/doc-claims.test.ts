@@ -3,7 +3,8 @@
  * - every `npx mcp-resumption` command in a doc's shell block is run (in-process) and must not
  *   be refused as bad input (exit 2), and a timeline it prints stays under 40 lines unless it
  *   folds (`--brief`) or draws (`--mermaid`); a command with a time budget (`--seconds N`)
- *   runs with a budget of one second (the same code path: the budget only ends the loop); the
+ *   runs with a budget of one second (the same code path: the budget only ends the loop), and
+ *   `verify` on one thread (workers find what one thread finds: verify/workers.test.ts); the
  *   commands that cannot run here are listed, each with its reason; every `npm run X` names a
  *   script of package.json;
  * - every relative link (and its `#section`) and every repository path a doc names exists;
@@ -48,12 +49,15 @@ function words(cmd: string): string[] {
 }
 
 /**
- * `argv` with a time budget (`--seconds N`) cut to one second: a budget only decides when the
- * loop stops, and twenty seconds of exploration here would be CPU the suite needs elsewhere.
+ * `argv` with a time budget (`--seconds N`) cut to one second, and `verify` on one thread:
+ * a budget only decides when the loop stops, and worker threads only share the same search
+ * (at a cost in CPU that the rest of the suite needs: twenty seconds of exploration, and about
+ * two seconds of starting and feeding workers per search).
  */
 function withShortBudget(argv: string[]): string[] {
   const i = argv.indexOf('--seconds');
-  return i < 0 ? argv : argv.map((a, j) => (j === i + 1 ? '1' : a));
+  const cut = i < 0 ? argv : argv.map((a, j) => (j === i + 1 ? '1' : a));
+  return cut[0] === 'verify' && !cut.includes('--workers') ? [...cut, '--workers', '1'] : cut;
 }
 
 /** The longest timeline a run printed, in lines (from "timeline:" to the line after it ends). */
