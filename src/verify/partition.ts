@@ -13,7 +13,12 @@
  */
 import type { Claim } from '../../model/claims/index.js';
 import type { ClientSnapshot } from '../../model/run.js';
-import { encodeContext, encodeWorld, type EncodeContext } from '../../model/verify/abstraction.js';
+import {
+  encodeContext,
+  Encoding,
+  encodeWorld,
+  type EncodeContext,
+} from '../../model/verify/abstraction.js';
 import { FingerprintSet, fingerprint, fp } from '../../model/verify/fingerprint.js';
 import { applyMove, enabled, MOVES, outOfScope, type Spent } from '../../model/verify/moves.js';
 import type { Bounds } from '../../model/verify/scope.js';
@@ -116,7 +121,9 @@ export class Partition {
 
   private readonly scratch: World;
   private readonly ctxs: EncodeContext[];
-  private readonly enc: number[] = [];
+  private readonly enc = new Encoding();
+  /** What a successor has spent: one object, reset before each move. */
+  private readonly spent: Spent = zero();
   private readonly rootSteps = new Map<number, Step>();
   private readonly verdictOf: Map<string, number> | null;
   // The path loaded last: its root, its moves and the world after each of its prefixes.
@@ -143,8 +150,8 @@ export class Partition {
     const list = new CandidateList(0);
     this.spec.configs.forEach((cfg, root) => {
       const w = createWorld(cfg, this.spec.subject);
-      encodeWorld(w, this.ctxs[root]!, [0, 0], this.enc);
-      fingerprint(this.enc);
+      encodeWorld(w, this.ctxs[root]!, 0, 0, this.enc);
+      fingerprint(this.enc.buf, this.enc.n);
       if (ownerOf(fp.hi, this.owners) !== this.self) return;
       this.generated++;
       const { hi, lo } = fp;
@@ -218,12 +225,14 @@ export class Partition {
         dirty = false;
         if (!enabled(scratch, m, spec.bounds, step.spent)) continue;
         dirty = true;
-        const spent = { ...step.spent };
+        const spent = this.spent;
+        spent.disconnects = step.spent.disconnects;
+        spent.otherEmits = step.spent.otherEmits;
         if (applyMove(scratch, m, spent) === null) continue;
         if (outOfScope(scratch, spec.bounds)) continue;
         this.generated++;
-        encodeWorld(scratch, ctx, [spent.disconnects, spent.otherEmits], this.enc);
-        fingerprint(this.enc);
+        encodeWorld(scratch, ctx, spent.disconnects, spent.otherEmits, this.enc);
+        fingerprint(this.enc.buf, this.enc.n);
         const { hi, lo } = fp;
         if (this.verdictOf) this.recheck(scratch, hi, lo, d + 1, root, [...this.stackMoves, m]);
         out[ownerOf(hi, this.owners)]!.push(hi, lo, root, this.stackMoves, m);
