@@ -27,6 +27,7 @@ import { TOOL_STREAM, type EventFrame, type Frame, type QueuedFrame } from '../w
 import { snapshotKey } from '../world/machine-cache.js';
 import type { World } from '../world/world.js';
 import { fingerprintString, fp, hashString } from './fingerprint.js';
+import type { Spent } from './moves.js';
 import { isValidConfig } from './scope.js';
 import { delayedProofAt } from '../world/validity.js';
 
@@ -58,18 +59,21 @@ export function encodeContext(
  * nothing. Each value is kept as a 32-bit integer (as the fingerprint reads it).
  */
 export class Encoding {
-  buf = new Int32Array(256);
-  /** Values written. */
+  buf = new Int32Array(1024);
+  /**
+   * Values written. Past the buffer's end a write is lost but still counted (a typed array
+   * ignores it): `encodeWorld` then grows the buffer and encodes again, so `put` need not check.
+   */
   n = 0;
 
   /** Appends `x`. */
   put(x: number): void {
-    if (this.n === this.buf.length) {
-      const buf = new Int32Array(this.n * 2);
-      buf.set(this.buf);
-      this.buf = buf;
-    }
     this.buf[this.n++] = x;
+  }
+
+  /** The values did not all fit: a buffer that holds twice as many. */
+  grow(): void {
+    this.buf = new Int32Array(this.n * 2);
   }
 
   /** The values written, as a list. */
@@ -79,12 +83,18 @@ export class Encoding {
 }
 
 const epochNos = new Map<string, number>();
+// Nearly every frame is of the same epoch as the one before: that one is kept at hand.
+let lastEpoch = '';
+let lastEpochNo = 0;
 function epochNo(e: string): number {
+  if (e === lastEpoch) return lastEpochNo;
   let n = epochNos.get(e);
   if (n === undefined) {
     n = Number(e.slice(1)) || 0;
     epochNos.set(e, n);
   }
+  lastEpoch = e;
+  lastEpochNo = n;
   return n;
 }
 
@@ -251,24 +261,26 @@ function floorLied(w: World): boolean {
 }
 
 /**
- * Encodes `w` into `out` (cleared first). `disconnects` and `otherEmits` are the search's own
- * counters (what the world spent of its bounds that its state does not record).
+ * Encodes `w` into `out` (cleared first). `spent` is the search's own count of what the world
+ * spent of its bounds that its state does not record.
  */
-export function encodeWorld(
-  w: World,
-  ctx: EncodeContext,
-  disconnects: number,
-  otherEmits: number,
-  out: Encoding,
-): void {
-  out.n = 0;
+export function encodeWorld(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): void {
+  for (;;) {
+    out.n = 0;
+    encodeInto(w, ctx, spent, out);
+    if (out.n <= out.buf.length) return;
+    out.grow();
+  }
+}
+
+function encodeInto(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): void {
   const { cfg } = w;
   const now = w.clock.now;
   const s = w.server;
   const c = w.client;
   out.put(ctx.root);
-  out.put(disconnects);
-  out.put(otherEmits);
+  out.put(spent.disconnects);
+  out.put(spent.otherEmits);
   out.put(w.truth.restarts.length);
   out.put(w.truth.reconnects.length);
   // The server.

@@ -144,7 +144,11 @@ export class PathList {
     }
     const d = this.depth;
     this.roots[this.size] = from.roots[i]!;
-    this.moves.set(from.moves.subarray(i * d, (i + 1) * d), this.size * d);
+    // Byte by byte: a path is a few bytes, and a subarray view per state costs more.
+    const src = from.moves;
+    const at = i * d;
+    const to = this.size * d;
+    for (let k = 0; k < d; k++) this.moves[to + k] = src[at + k]!;
     this.size++;
   }
   /** The level (trimmed). */
