@@ -111,6 +111,12 @@ export function mergeInOrder(
   lists: readonly Candidates[],
   visit: (list: Candidates, i: number) => void,
 ): void {
+  if (lists.length === 1) {
+    // One thread: its list is already in path order.
+    const list = lists[0]!;
+    for (let i = 0; i < list.size; i++) visit(list, i);
+    return;
+  }
   const at = lists.map(() => 0);
   for (;;) {
     let best = -1;
