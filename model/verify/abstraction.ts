@@ -26,7 +26,7 @@ import type { WorldConfig } from '../world/config.js';
 import { TOOL_STREAM, type EventFrame, type Frame, type QueuedFrame } from '../world/frames.js';
 import { snapshotKey } from '../world/machine-cache.js';
 import type { World } from '../world/world.js';
-import { hashString } from './fingerprint.js';
+import { fingerprintString, fp, hashString } from './fingerprint.js';
 import type { Spent } from './moves.js';
 import { isValidConfig } from './scope.js';
 import { delayedProofAt } from '../world/validity.js';
@@ -253,20 +253,6 @@ function putQueue(out: Encoding, q: readonly QueuedFrame[]): void {
   for (const x of q) putFrame(out, x.frame);
 }
 
-// Hashes of the task wire's keys: a wire keeps its key string while its translator does not
-// change, and a string keeps its own hash for the map, so most lookups hash nothing. A
-// translator has few states; the cap only bounds a pathological binding.
-const keyIds = new Map<string, readonly [number, number]>();
-function keyId(key: string): readonly [number, number] {
-  let id = keyIds.get(key);
-  if (id === undefined) {
-    if (keyIds.size >= 100_000) keyIds.clear();
-    id = hashString(key);
-    keyIds.set(key, id);
-  }
-  return id;
-}
-
 /** A declared floor above what the server really held: a lie the claims judge. */
 function floorLied(w: World): boolean {
   for (const r of w.truth.reconnects)
@@ -359,9 +345,9 @@ function encodeInto(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): 
   // The task-stream client's translator: the cursor it reads duplicates against, its answer
   // awaited, the tasks delivered (the SSE world has none).
   if (c.wire !== null) {
-    const key = keyId(c.wire.key());
-    out.put(key[0]);
-    out.put(key[1]);
+    fingerprintString(c.wire.key());
+    out.put(fp.hi);
+    out.put(fp.lo);
   }
   // What the claims read.
   putDelivered(w, out);
