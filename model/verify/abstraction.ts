@@ -26,7 +26,8 @@ import type { WorldConfig } from '../world/config.js';
 import { TOOL_STREAM, type EventFrame, type Frame, type QueuedFrame } from '../world/frames.js';
 import { snapshotKey } from '../world/machine-cache.js';
 import type { World } from '../world/world.js';
-import { hashString } from './fingerprint.js';
+import { fingerprintString, fp, hashString } from './fingerprint.js';
+import type { Spent } from './moves.js';
 import { isValidConfig } from './scope.js';
 import { delayedProofAt } from '../world/validity.js';
 
@@ -53,13 +54,47 @@ export function encodeContext(
   return { root, validConfig: isValidConfig(cfg), snapIds };
 }
 
+/**
+ * An encoded state: the small integers in a reused buffer, so that encoding a state allocates
+ * nothing. Each value is kept as a 32-bit integer (as the fingerprint reads it).
+ */
+export class Encoding {
+  buf = new Int32Array(1024);
+  /**
+   * Values written. Past the buffer's end a write is lost but still counted (a typed array
+   * ignores it): `encodeWorld` then grows the buffer and encodes again, so `put` need not check.
+   */
+  n = 0;
+
+  /** Appends `x`. */
+  put(x: number): void {
+    this.buf[this.n++] = x;
+  }
+
+  /** The values did not all fit: a buffer that holds twice as many. */
+  grow(): void {
+    this.buf = new Int32Array(this.n * 2);
+  }
+
+  /** The values written, as a list. */
+  values(): number[] {
+    return Array.from(this.buf.subarray(0, this.n));
+  }
+}
+
 const epochNos = new Map<string, number>();
+// Nearly every frame is of the same epoch as the one before: that one is kept at hand.
+let lastEpoch = '';
+let lastEpochNo = 0;
 function epochNo(e: string): number {
+  if (e === lastEpoch) return lastEpochNo;
   let n = epochNos.get(e);
   if (n === undefined) {
     n = Number(e.slice(1)) || 0;
     epochNos.set(e, n);
   }
+  lastEpoch = e;
+  lastEpochNo = n;
   return n;
 }
 
@@ -72,9 +107,11 @@ function eventBits(f: EventFrame): number {
   );
 }
 
-function pushFrame(out: number[], f: Frame): void {
-  if (f.k === 'event') out.push(f.id, eventBits(f));
-  else out.push(f.k === 'keepalive' ? -1 : -2);
+function putFrame(out: Encoding, f: Frame): void {
+  if (f.k === 'event') {
+    out.put(f.id);
+    out.put(eventBits(f));
+  } else out.put(f.k === 'keepalive' ? -1 : -2);
 }
 
 const rel = (t: number | null, now: number): number =>
@@ -83,7 +120,7 @@ const age = (t: number, now: number, cap: number): number =>
   Number.isFinite(t) ? Math.min(now - t, cap) : cap;
 
 /** Where the delivered list stands: the prefix 1..cursor (with its priming count), or all of it. */
-function pushDelivered(w: World, out: number[]): void {
+function putDelivered(w: World, out: Encoding): void {
   const { delivered } = w.client;
   const truth = w.truth;
   let prefix = w.client.cursor === delivered.length;
@@ -98,12 +135,23 @@ function pushDelivered(w: World, out: number[]): void {
     if (e.priming) priming++;
   }
   if (prefix) {
-    out.push(0, priming);
+    out.put(0);
+    out.put(priming);
     return;
   }
-  out.push(1, delivered.length);
-  for (const e of delivered)
-    out.push(e.id, eventBits(e), truth.emittedAt[e.id] === e.emittedAt ? 1 : 0);
+  out.put(1);
+  out.put(delivered.length);
+  for (const e of delivered) {
+    out.put(e.id);
+    out.put(eventBits(e));
+    out.put(truth.emittedAt[e.id] === e.emittedAt ? 1 : 0);
+  }
+}
+
+/** A drop in `drops` at or after `from` and at or before `to`. */
+function dropWithin(drops: readonly number[], from: number, to: number): boolean {
+  for (const d of drops) if (d >= from && d <= to) return true;
+  return false;
 }
 
 /**
@@ -111,7 +159,7 @@ function pushDelivered(w: World, out: number[]): void {
  * once one of them is broken for good (then nothing the claims read from the truth matters
  * but the declared-floor lie, which is kept apart).
  */
-function pushValidity(w: World, out: number[]): void {
+function putValidity(w: World, out: Encoding): void {
   const { cfg, truth } = w;
   const now = w.clock.now;
   const stallCap = Math.max(0, cfg.T - cfg.K);
@@ -123,14 +171,15 @@ function pushValidity(w: World, out: number[]): void {
   // cursor's successor by its budget, with no drop in between.
   const lag = cfg.Q > 0 ? cfg.R : 0;
   let until = -1;
-  const awaiting = new Map<number, number>();
+  // Ids awaited, each with its least slack (the few there are, kept in two short lists).
+  let awaitIds: number[] | null = null;
+  let awaitSlack: number[] | null = null;
   /** Open delayed obligations: how long until their proof, and until their budget ends. */
-  const delayedOpen: number[] = [];
+  let delayedOpen: number[] | null = null;
   for (let i = 0; i < truth.reconnects.length && !broken; i++) {
     const r = truth.reconnects[i]!;
     if (!(r.status === 200 && r.sessionAlive && r.retained && r.cursor !== null)) continue;
     const delayed = r.declaredFloor !== null;
-    const fatal = delayed ? [] : truth.drops;
     let proofAt = r.t;
     if (!r.primed) {
       const next = truth.emittedAt[r.cursor + 1];
@@ -139,11 +188,17 @@ function pushValidity(w: World, out: number[]): void {
         // reconnect a drop since defers it to the next reconnect of its episode.
         const at = delayed ? delayedProofAt(truth, cfg, r.t, now) : now;
         const slack = r.episodeStart + cfg.P - lag - at;
-        if (slack <= 0 || fatal.some((d) => d >= r.t)) broken = true;
+        if (slack <= 0 || (!delayed && dropWithin(truth.drops, r.t, Infinity))) broken = true;
         else {
-          awaiting.set(r.cursor + 1, Math.min(awaiting.get(r.cursor + 1) ?? slack, slack));
+          awaitIds ??= [];
+          awaitSlack ??= [];
+          const k = awaitIds.indexOf(r.cursor + 1);
+          if (k < 0) {
+            awaitIds.push(r.cursor + 1);
+            awaitSlack.push(slack);
+          } else awaitSlack[k] = Math.min(awaitSlack[k]!, slack);
           // A future drop defers it too: how much budget is left matters.
-          if (delayed) delayedOpen.push(-1, r.episodeStart + cfg.P - now);
+          if (delayed) (delayedOpen ??= []).push(-1, r.episodeStart + cfg.P - now);
         }
         continue;
       }
@@ -154,52 +209,83 @@ function pushValidity(w: World, out: number[]): void {
       broken = true;
       continue;
     }
-    if (fatal.some((d) => d >= r.t && d <= proofAt)) broken = true;
+    if (!delayed && dropWithin(truth.drops, r.t, proofAt)) broken = true;
     else if (proofAt >= now) {
       until = Math.max(until, proofAt - now);
-      if (delayed) delayedOpen.push(proofAt - now, r.episodeStart + cfg.P - now);
+      if (delayed) (delayedOpen ??= []).push(proofAt - now, r.episodeStart + cfg.P - now);
     }
   }
   if (broken) {
-    out.push(1);
+    out.put(1);
     return;
   }
-  out.push(
-    0,
-    truth.idle.some((x) => x.connectionUp) ? 1 : 0,
-    truth.sessionLostAt === null ? 0 : 1,
-    // A drop at this very instant counts against a reconnect made at this instant too.
-    truth.drops.length > 0 && truth.drops[truth.drops.length - 1] === now ? 1 : 0,
-    until,
-    awaiting.size,
-  );
-  for (const id of [...awaiting.keys()].sort((a, b) => a - b)) out.push(id, awaiting.get(id)!);
-  out.push(delayedOpen.length, ...delayedOpen);
+  out.put(0);
+  out.put(truth.idle.some((x) => x.connectionUp) ? 1 : 0);
+  out.put(truth.sessionLostAt === null ? 0 : 1);
+  // A drop at this very instant counts against a reconnect made at this instant too.
+  out.put(truth.drops.length > 0 && truth.drops[truth.drops.length - 1] === now ? 1 : 0);
+  out.put(until);
+  if (awaitIds === null || awaitSlack === null) out.put(0);
+  else {
+    out.put(awaitIds.length);
+    // By id, ascending (a selection: there are one or two).
+    const done = awaitIds.map(() => false);
+    for (let j = 0; j < awaitIds.length; j++) {
+      let best = -1;
+      for (let k = 0; k < awaitIds.length; k++)
+        if (!done[k] && (best < 0 || awaitIds[k]! < awaitIds[best]!)) best = k;
+      done[best] = true;
+      out.put(awaitIds[best]!);
+      out.put(awaitSlack[best]!);
+    }
+  }
+  if (delayedOpen === null) out.put(0);
+  else {
+    out.put(delayedOpen.length);
+    for (const x of delayedOpen) out.put(x);
+  }
   // Frames waiting in the writer: how long, as far as the keepalive condition can tell.
-  for (const q of w.server.out) out.push(age(q.queuedAt, now, stallCap));
+  for (const q of w.server.out) out.put(age(q.queuedAt, now, stallCap));
 }
 
-function pushQueue(out: number[], q: readonly QueuedFrame[]): void {
-  out.push(q.length);
-  for (const x of q) pushFrame(out, x.frame);
+function putQueue(out: Encoding, q: readonly QueuedFrame[]): void {
+  out.put(q.length);
+  for (const x of q) putFrame(out, x.frame);
 }
 
-/** Encodes `w` into `out` (cleared first). `extra` are the search's own counters. */
-export function encodeWorld(
-  w: World,
-  ctx: EncodeContext,
-  extra: readonly number[],
-  out: number[],
-): void {
-  out.length = 0;
+/** A declared floor above what the server really held: a lie the claims judge. */
+function floorLied(w: World): boolean {
+  for (const r of w.truth.reconnects)
+    if (r.declaredFloor !== null && r.cursor !== null && r.declaredFloor < r.floor) return true;
+  return false;
+}
+
+/**
+ * Encodes `w` into `out` (cleared first). `spent` is the search's own count of what the world
+ * spent of its bounds that its state does not record.
+ */
+export function encodeWorld(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): void {
+  for (;;) {
+    out.n = 0;
+    encodeInto(w, ctx, spent, out);
+    if (out.n <= out.buf.length) return;
+    out.grow();
+  }
+}
+
+function encodeInto(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): void {
   const { cfg } = w;
   const now = w.clock.now;
   const s = w.server;
   const c = w.client;
-  out.push(ctx.root, ...extra, w.truth.restarts.length, w.truth.reconnects.length);
+  out.put(ctx.root);
+  out.put(spent.disconnects);
+  out.put(spent.otherEmits);
+  out.put(w.truth.restarts.length);
+  out.put(w.truth.reconnects.length);
   // The server.
-  out.push(
-    epochNo(s.epoch),
+  out.put(epochNo(s.epoch));
+  out.put(
     (s.sessionKnown ? 1 : 0) |
       (s.recreated ? 2 : 0) |
       (s.restarted ? 4 : 0) |
@@ -207,28 +293,31 @@ export function encodeWorld(
       (s.connected ? 16 : 0) |
       (s.live ? 32 : 0) |
       (s.keepaliveBlocked ? 64 : 0),
-    s.head,
-    s.toolEvents,
-    cfg.I > 0 ? age(s.lastEmitAt, now, cfg.I) : 0,
-    s.connected ? rel(s.nextKeepaliveAt, now) : -1,
-    s.connected ? rel(s.closeAt, now) : -1,
-    s.log.length,
   );
+  out.put(s.head);
+  out.put(s.toolEvents);
+  out.put(cfg.I > 0 ? age(s.lastEmitAt, now, cfg.I) : 0);
+  out.put(s.connected ? rel(s.nextKeepaliveAt, now) : -1);
+  out.put(s.connected ? rel(s.closeAt, now) : -1);
+  out.put(s.log.length);
   const sameTick = w.policy === 'reorder-same-tick';
   for (let i = 0; i < s.log.length; i++) {
     const f = s.log[i]!;
-    out.push(f.id, eventBits(f));
+    out.put(f.id);
+    out.put(eventBits(f));
     if (sameTick)
-      out.push(
+      out.put(
         (i > 0 && s.log[i - 1]!.emittedAt === f.emittedAt ? 1 : 0) |
           (i === s.log.length - 1 && f.emittedAt === now ? 2 : 0),
       );
   }
-  out.push(s.otherLog.length, s.otherLog[0]?.id ?? 0);
-  pushQueue(out, s.out);
+  out.put(s.otherLog.length);
+  out.put(s.otherLog[0]?.id ?? 0);
+  putQueue(out, s.out);
   // The network.
-  out.push(w.net.up ? 1 : 0, w.net.socket.length);
-  for (const f of w.net.socket) pushFrame(out, f);
+  out.put(w.net.up ? 1 : 0);
+  out.put(w.net.socket.length);
+  for (const f of w.net.socket) putFrame(out, f);
   // The client.
   let snapId = ctx.snapIds.get(c.snap);
   if (snapId === undefined) {
@@ -237,36 +326,31 @@ export function encodeWorld(
   }
   const live = c.connected && c.done === null;
   const idleRef = c.behaviour.idleOn === 'bytes' ? c.lastByteAt : c.lastAppAt;
-  out.push(
-    snapId[0],
-    snapId[1],
-    c.cursor,
+  out.put(snapId[0]);
+  out.put(snapId[1]);
+  out.put(c.cursor);
+  out.put(
     (c.hasCursor ? 1 : 0) |
       (c.connected ? 2 : 0) |
       (c.appSaturated ? 4 : 0) |
       (c.appBacklog > 0 ? 8 : 0) |
       (c.forgetCursor ? 16 : 0) |
       (c.eventsSinceReconnect > 0 ? 32 : 0),
-    c.done === null ? 0 : c.done === 'complete' ? 1 : 2,
-    c.episodeStart === null ? -1 : age(c.episodeStart, now, cfg.P),
-    live ? age(idleRef, now, cfg.T) : -1,
-    c.done === null ? rel(c.reconnectAt, now) : -1,
-    rel(c.proofAt, now),
   );
+  out.put(c.done === null ? 0 : c.done === 'complete' ? 1 : 2);
+  out.put(c.episodeStart === null ? -1 : age(c.episodeStart, now, cfg.P));
+  out.put(live ? age(idleRef, now, cfg.T) : -1);
+  out.put(c.done === null ? rel(c.reconnectAt, now) : -1);
+  out.put(rel(c.proofAt, now));
   // The task-stream client's translator: the cursor it reads duplicates against, its answer
   // awaited, the tasks delivered (the SSE world has none).
   if (c.wire !== null) {
-    const key = hashString(c.wire.key());
-    out.push(key[0], key[1]);
+    fingerprintString(c.wire.key());
+    out.put(fp.hi);
+    out.put(fp.lo);
   }
   // What the claims read.
-  pushDelivered(w, out);
-  out.push(
-    w.truth.reconnects.some(
-      (r) => r.declaredFloor !== null && r.cursor !== null && r.declaredFloor < r.floor,
-    )
-      ? 1
-      : 0,
-  );
-  if (ctx.validConfig) pushValidity(w, out);
+  putDelivered(w, out);
+  out.put(floorLied(w) ? 1 : 0);
+  if (ctx.validConfig) putValidity(w, out);
 }

@@ -26,24 +26,44 @@ function fmix(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Fingerprints the integers `xs` into {@link fp}. */
-export function fingerprint(xs: readonly number[]): void {
+function finish(a: number, b: number, n: number): void {
+  fp.hi = fmix(a ^ n);
+  fp.lo = fmix(b ^ Math.imul(n, 0x27d4eb2f)) || 1; // 0,0 marks an empty slot
+}
+
+/**
+ * Fingerprints the integers `xs[0..n)` into {@link fp} (each taken as a 32-bit integer, as
+ * `x | 0` does; an `Int32Array` holds them so already).
+ */
+export function fingerprint(xs: ArrayLike<number>, n = xs.length): void {
   let a = 0x9747b28c;
   let b = 0x2545f491;
-  for (let i = 0; i < xs.length; i++) {
+  for (let i = 0; i < n; i++) {
     const x = xs[i]! | 0;
     a = mix(a, x, 0xcc9e2d51, 0x1b873593);
     b = mix(b, x, 0x85ebca77, 0xc2b2ae3d);
   }
-  fp.hi = fmix(a ^ xs.length);
-  fp.lo = fmix(b ^ Math.imul(xs.length, 0x27d4eb2f)) || 1; // 0,0 marks an empty slot
+  finish(a, b, n);
+}
+
+/**
+ * Fingerprints the character codes of `text` into {@link fp}: the same lanes as
+ * {@link fingerprint} of the list of its codes, without building that list.
+ */
+export function fingerprintString(text: string): void {
+  let a = 0x9747b28c;
+  let b = 0x2545f491;
+  for (let i = 0; i < text.length; i++) {
+    const x = text.charCodeAt(i);
+    a = mix(a, x, 0xcc9e2d51, 0x1b873593);
+    b = mix(b, x, 0x85ebca77, 0xc2b2ae3d);
+  }
+  finish(a, b, text.length);
 }
 
 /** A 64-bit hash of a string, as two 32-bit lanes (the same on every thread and run). */
 export function hashString(text: string): readonly [number, number] {
-  const codes: number[] = [];
-  for (let i = 0; i < text.length; i++) codes.push(text.charCodeAt(i));
-  fingerprint(codes);
+  fingerprintString(text);
   return [fp.hi, fp.lo];
 }
 

@@ -67,9 +67,21 @@ function factsOf(o: Observation): readonly WireFact[] | null {
   }
 }
 
-/** The client's binding translator in a world: copied with the world, part of its fingerprint. */
+/**
+ * The client's binding translator in a world: copied with the world, part of its fingerprint.
+ *
+ * A copy shares its translator with the wire it was copied from until either one feeds it an
+ * observation: that one first takes a translator of its own. The search copies a world
+ * several times a state and most moves feed the client nothing, so most copies never copy the
+ * translator (its sets of tasks), and the key of a shared translator is built once.
+ */
 export class ClientWire {
-  private constructor(private readonly translator: BindingTranslator) {}
+  /** Another wire may hold this translator: copy it before feeding it. */
+  private shared = false;
+  /** The translator's key, while it has not changed since it was built. */
+  private cachedKey: string | null = null;
+
+  private constructor(private translator: BindingTranslator) {}
 
   /** The wire of `binding`'s translator; it must be able to branch with the world. */
   static of(binding: Binding): ClientWire {
@@ -84,16 +96,28 @@ export class ClientWire {
   input(o: Observation): readonly Observation[] {
     const facts = factsOf(o);
     if (facts === null) return [o];
-    return facts.flatMap((f) => this.translator.translate(f).map(inWorldNumbers));
+    if (this.shared) {
+      this.translator = this.translator.clone!();
+      this.shared = false;
+    }
+    this.cachedKey = null;
+    const out: Observation[] = [];
+    for (const f of facts)
+      for (const x of this.translator.translate(f)) out.push(inWorldNumbers(x));
+    return out;
   }
 
   /** An independent copy, with the translator's state, for a search that branches here. */
   clone(): ClientWire {
-    return new ClientWire(this.translator.clone!());
+    const copy = new ClientWire(this.translator);
+    this.shared = true;
+    copy.shared = true;
+    copy.cachedKey = this.cachedKey;
+    return copy;
   }
 
   /** The translator's state as a string, part of a searched state's fingerprint. */
   key(): string {
-    return this.translator.key!();
+    return (this.cachedKey ??= this.translator.key!());
   }
 }

@@ -111,6 +111,12 @@ export function mergeInOrder(
   lists: readonly Candidates[],
   visit: (list: Candidates, i: number) => void,
 ): void {
+  if (lists.length === 1) {
+    // One thread: its list is already in path order.
+    const list = lists[0]!;
+    for (let i = 0; i < list.size; i++) visit(list, i);
+    return;
+  }
   const at = lists.map(() => 0);
   for (;;) {
     let best = -1;
@@ -144,7 +150,11 @@ export class PathList {
     }
     const d = this.depth;
     this.roots[this.size] = from.roots[i]!;
-    this.moves.set(from.moves.subarray(i * d, (i + 1) * d), this.size * d);
+    // Byte by byte: a path is a few bytes, and a subarray view per state costs more.
+    const src = from.moves;
+    const at = i * d;
+    const to = this.size * d;
+    for (let k = 0; k < d; k++) this.moves[to + k] = src[at + k]!;
     this.size++;
   }
   /** The level (trimmed). */

@@ -13,7 +13,12 @@
  */
 import type { Claim } from '../../model/claims/index.js';
 import type { ClientSnapshot } from '../../model/run.js';
-import { encodeContext, encodeWorld, type EncodeContext } from '../../model/verify/abstraction.js';
+import {
+  encodeContext,
+  Encoding,
+  encodeWorld,
+  type EncodeContext,
+} from '../../model/verify/abstraction.js';
 import { FingerprintSet, fingerprint, fp } from '../../model/verify/fingerprint.js';
 import { applyMove, enabled, MOVES, outOfScope, type Spent } from '../../model/verify/moves.js';
 import type { Bounds } from '../../model/verify/scope.js';
@@ -21,6 +26,7 @@ import { restoreSnapshot, takeSnapshot, type WorldSnapshot } from '../../model/v
 import { quiesce } from '../../model/world/commands.js';
 import type { WorldConfig } from '../../model/world/config.js';
 import type { Subject } from '../../model/world/property.js';
+import { brokenConditions } from '../../model/world/validity.js';
 import { createWorld, type World } from '../../model/world/world.js';
 import {
   bytesOf,
@@ -85,12 +91,16 @@ function judgeEnded(
   quiesce(w);
   let bits = 0;
   const whys: string[] = [];
-  claims.forEach((claim, i) => {
-    const v = claim.check(w);
+  // The conditions of validity, computed once for the claims that read them (as `judge` in
+  // model/world/property.ts does), not once per claim.
+  const options = { broken: brokenConditions(w) };
+  for (let i = 0; i < claims.length; i++) {
+    const claim = claims[i]!;
+    const v = claim.check(w, options);
     if (v.applicable && applied) applied[claim.name] = (applied[claim.name] ?? 0) + 1;
     if (!v.ok) bits |= 1 << i;
     whys.push(v.why);
-  });
+  }
   return { bits, whys };
 }
 
@@ -116,13 +126,19 @@ export class Partition {
 
   private readonly scratch: World;
   private readonly ctxs: EncodeContext[];
-  private readonly enc: number[] = [];
+  private readonly enc = new Encoding();
+  /** What a successor has spent: one object, reset before each move. */
+  private readonly spent: Spent = zero();
   private readonly rootSteps = new Map<number, Step>();
   private readonly verdictOf: Map<string, number> | null;
   // The path loaded last: its root, its moves and the world after each of its prefixes.
   private stackRoot = -1;
   private stackMoves: number[] = [];
   private stack: Step[] = [];
+  /** The deepest step of the stack that holds a snapshot (the loaded state has none). */
+  private stackTop = -1;
+  /** What the loaded state has spent. */
+  private readonly stateSpent: Spent = zero();
 
   constructor(
     private readonly spec: PartitionSpec,
@@ -143,8 +159,8 @@ export class Partition {
     const list = new CandidateList(0);
     this.spec.configs.forEach((cfg, root) => {
       const w = createWorld(cfg, this.spec.subject);
-      encodeWorld(w, this.ctxs[root]!, [0, 0], this.enc);
-      fingerprint(this.enc);
+      encodeWorld(w, this.ctxs[root]!, zero(), this.enc);
+      fingerprint(this.enc.buf, this.enc.n);
       if (ownerOf(fp.hi, this.owners) !== this.self) return;
       this.generated++;
       const { hi, lo } = fp;
@@ -154,15 +170,20 @@ export class Partition {
     this.merge([list.done()]);
   }
 
-  /** Loads state `i` of the level into the scratch world; its steps are on the stack. */
-  private load(i: number): Step {
+  /**
+   * Loads state `i` of the level into the scratch world and returns what it has spent. The
+   * stack holds snapshots of the prefixes of its path, not of the state itself: the state is
+   * copied only if more than one branch (the judge, each enabled move) starts from it.
+   */
+  private load(i: number): Spent {
     const { level, spec, scratch } = this;
     const d = level.depth;
     const root = level.roots[i]!;
     let k = 0; // steps of the stack still valid
     if (root === this.stackRoot) {
       k = 1;
-      while (k <= d && this.stackMoves[k - 1] === level.moves[i * d + k - 1]) k++;
+      while (k < d && k <= this.stackTop && this.stackMoves[k - 1] === level.moves[i * d + k - 1])
+        k++;
     }
     const cfg = spec.configs[root]!;
     scratch.cfg = cfg;
@@ -177,53 +198,79 @@ export class Partition {
       this.stack[0] = step;
       k = 1;
     }
-    const replayed = k <= d;
-    for (; k <= d; k++) {
-      const m = level.moves[i * d + k - 1]!;
+    if (d === 0) {
+      this.stackTop = 0;
+      restoreSnapshot(scratch, this.stack[0]!.snap);
+      return this.stack[0]!.spent;
+    }
+    // The prefixes of the path not on the stack yet, each one a move from the one below it.
+    for (; k < d; k++) {
       const prev = this.stack[k - 1]!;
       restoreSnapshot(scratch, prev.snap);
       const spent = { ...prev.spent };
+      const m = level.moves[i * d + k - 1]!;
       applyMove(scratch, m, spent);
       this.stackMoves[k - 1] = m;
       this.stack[k] = { snap: takeSnapshot(scratch), spent };
     }
-    const step = this.stack[d]!;
-    // After a replay the scratch world already is the state (its snapshot is a copy).
-    if (!replayed) restoreSnapshot(scratch, step.snap);
-    return step;
+    this.stackTop = d - 1;
+    // The state itself: its last move, from the prefix below it.
+    const prev = this.stack[d - 1]!;
+    restoreSnapshot(scratch, prev.snap);
+    const spent = this.stateSpent;
+    spent.disconnects = prev.spent.disconnects;
+    spent.otherEmits = prev.spent.otherEmits;
+    const m = level.moves[i * d + d - 1]!;
+    applyMove(scratch, m, spent);
+    this.stackMoves[d - 1] = m;
+    return spent;
   }
 
   /**
    * One round over the level; returns the successors for each owner (index `self`: its own).
+   * Each state is judged, then each enabled move is applied to it, each branch on a fresh copy
+   * of the state: the last branch takes the copy itself, and a state with one branch is not
+   * copied at all.
    */
   round(opts: RoundOptions): Candidates[] {
     const { level, spec, scratch } = this;
     const d = level.depth;
     const out = Array.from({ length: this.owners }, () => new CandidateList(d + 1));
+    const moves: number[] = [];
     let candidateBytes = 0;
     for (let i = 0; i < level.size; i++) {
-      const step = this.load(i);
-      // `dirty`: the scratch world is no longer the state (a move or an epilogue changed it).
-      let dirty = false;
+      const stateSpent = this.load(i);
+      const disconnects = stateSpent.disconnects;
+      const otherEmits = stateSpent.otherEmits;
+      // The branches, read from the state before any of them changes it.
+      moves.length = 0;
+      if (opts.expand)
+        for (let m = 0; m < MOVES.length; m++)
+          if (enabled(scratch, m, spec.bounds, stateSpent)) moves.push(m);
+      const branches = moves.length + (opts.judge ? 1 : 0);
+      const snap = branches > 1 ? takeSnapshot(scratch) : null;
+      let taken = 0; // branches that have started (the first one runs on the loaded state)
+      const next = () => {
+        if (taken > 0) restoreSnapshot(scratch, snap!, taken === branches - 1);
+        taken++;
+      };
       if (opts.judge) {
+        next();
         const broke = this.judge(i);
         if (broke && opts.stopAtBreak) break;
-        dirty = true;
       }
-      if (!opts.expand) continue;
       const root = level.roots[i]!;
       const ctx = this.ctxs[root]!;
-      for (let m = 0; m < MOVES.length; m++) {
-        if (dirty) restoreSnapshot(scratch, step.snap);
-        dirty = false;
-        if (!enabled(scratch, m, spec.bounds, step.spent)) continue;
-        dirty = true;
-        const spent = { ...step.spent };
+      for (const m of moves) {
+        next();
+        const spent = this.spent;
+        spent.disconnects = disconnects;
+        spent.otherEmits = otherEmits;
         if (applyMove(scratch, m, spent) === null) continue;
         if (outOfScope(scratch, spec.bounds)) continue;
         this.generated++;
-        encodeWorld(scratch, ctx, [spent.disconnects, spent.otherEmits], this.enc);
-        fingerprint(this.enc);
+        encodeWorld(scratch, ctx, spent, this.enc);
+        fingerprint(this.enc.buf, this.enc.n);
         const { hi, lo } = fp;
         if (this.verdictOf) this.recheck(scratch, hi, lo, d + 1, root, [...this.stackMoves, m]);
         out[ownerOf(hi, this.owners)]!.push(hi, lo, root, this.stackMoves, m);
