@@ -135,7 +135,10 @@ describe('common lines: fast path and JSON.parse agree', () => {
   it('the generated lines put the fast path to work (it takes a fair share of them)', () => {
     const sample = fc.sample(anyLine, { seed: params(1).seed, numRuns: 2000 });
     const taken = sample.filter((text) => parseCommonLine(text) !== null).length;
-    expect(taken).toBeGreaterThan(200);
+    // About 11% of the generated lines are common ones (189 to 259 of 2000 over 300 seeds):
+    // the bound is half that, so that no seed fails it while a fast path that takes (almost)
+    // nothing still does. 200 failed one seed in some dozens (seed 1024581157 took 196).
+    expect(taken).toBeGreaterThan(100);
     expect(taken).toBeLessThan(1800);
   });
 
