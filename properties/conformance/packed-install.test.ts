@@ -131,11 +131,13 @@ test('the docs example runs from the packed package with only production depende
 
   // The fetch-style example (serveFetch hosting a Web-standard server), through --adapter.
   await writeFile(join(project, 'fetch-server.mjs'), await docExample('fetch-adapter-example'));
-  const fetchRun = await run(
-    npm,
-    ['exec', '--', 'mcp-resumption', 'conformance', '--adapter', './fetch-server.mjs', '--json'],
-    { ...opts, cwd: project },
-  );
+  // The same installed bin, started directly: `npm exec` was shown to find it above, and each
+  // further `npm exec` only adds npm's own start-up (about a second of CPU).
+  const bin = join(project, 'node_modules', '.bin', 'mcp-resumption');
+  const fetchRun = await run(bin, ['conformance', '--adapter', './fetch-server.mjs', '--json'], {
+    ...opts,
+    cwd: project,
+  });
   const fetchCells = (JSON.parse(fetchRun.stdout) as { cells: FlatCell[] }).cells;
   expect(fetchCells.map((c) => c.scenario)).toEqual(SCENARIOS.map((s) => s.name));
   for (const c of fetchCells) {
@@ -157,11 +159,8 @@ test('the docs example runs from the packed package with only production depende
     const server = await launchPlainServer(['--keepalive-ms', '100', '--mutant', mutant]);
     try {
       const r = await run(
-        npm,
+        bin,
         [
-          'exec',
-          '--',
-          'mcp-resumption',
           'conformance',
           '--url',
           server.url,
