@@ -179,7 +179,12 @@ export function configArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
         fc.constantFrom(...FAULTY_POLICIES).map((policy) => ({ ...c, policy })),
       );
     case 'break:timeoutAboveKeepalive':
-      return validConfig.chain((c) => fc.integer({ min: 1, max: c.K }).map((T) => ({ ...c, T })));
+      // T from K/2 to K: the misconfiguration as it happens (an idle timer set near the
+      // keepalive interval), and shrinking moves toward K/2, not toward a timer of 1 ms that
+      // reconnects a thousand times a second (with a newly primed cursor each time).
+      return validConfig.chain((c) =>
+        fc.integer({ min: c.K / 2, max: c.K }).map((T) => ({ ...c, T })),
+      );
     case 'break:readDecoupled':
       return validConfig.chain((c) =>
         fc
