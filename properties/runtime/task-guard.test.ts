@@ -220,12 +220,13 @@ test('a malformed task event is not handed on: the guard gives the stream up, an
 /**
  * A receiver that closes every resume empty (it never sends the successor, nor events_gone):
  * each poll is unproven, and the episode must fail when the budget runs out. The polls go on up
- * to `maxPolls`, long past the budget; what is returned is how the client's loop ended.
+ * to `maxPolls`, long past the budget; what is returned is how the client's loop ended. Each
+ * answer waits `delayMs` first, so that the polls take at least `maxPolls * delayMs` in all.
  */
-async function emptyPolls(guard: TaskStreamGuard, maxPolls: number) {
+async function emptyPolls(guard: TaskStreamGuard, maxPolls: number, delayMs = 25) {
   const host = await serveFetch(async (request) => {
     const { id } = (await request.json()) as { id: unknown };
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, delayMs));
     return new Response(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: {} })}\n\n`, {
       headers: { 'content-type': 'text/event-stream' },
     });
@@ -272,9 +273,12 @@ describe('the polls of one episode share one proof budget', () => {
   });
 
   test('the mutant budget-per-poll is killed: it polls forever', async () => {
-    const guard = mutantTaskGuard({ proofTimeoutMs: 200 }, 'budget-per-poll');
-    // 40 polls of at least 25 ms each: five times the budget, on any machine.
-    expect(await emptyPolls(guard, 40)).toBe('still polling after 40 polls');
+    // 30 polls of at least 100 ms each: three times the budget, on any machine. A single poll
+    // must still answer within the budget for the mutant to go on polling, so the budget is ten
+    // times one poll's wait: with 200 ms against 25 ms, one poll slower than 200 ms on a loaded
+    // machine (load 10 on 2 cores) failed the mutant after 2 polls.
+    const guard = mutantTaskGuard({ proofTimeoutMs: 1_000 }, 'budget-per-poll');
+    expect(await emptyPolls(guard, 30, 100)).toBe('still polling after 30 polls');
   });
 });
 

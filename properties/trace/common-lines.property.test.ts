@@ -103,6 +103,53 @@ const mutated: fc.Arbitrary<string> = fc
 
 const anyLine = fc.oneof({ weight: 3, arbitrary: lineText }, { weight: 1, arbitrary: mutated });
 
+/**
+ * A line in the fast path's own form but for a key its kind reads given twice (`"id"` or
+ * `"stream"` of an event, `"type"` of any line), written last: `JSON.parse` takes the last one,
+ * so a pattern that lets the line through reads the wrong value. Among `anyLine`'s lines that is
+ * rare: the kill of a pattern that lets a duplicate id through took up to 2093 of its 5000 runs
+ * over 200 seeds. Drawn on its own, beside `anyLine`, it meets every run.
+ */
+const duplicated: fc.Arbitrary<string> = fc
+  .tuple(
+    head.filter((h) => h !== null),
+    fc.array(fc.tuple(fc.constantFrom(...KEYS), valueText), { maxLength: 2 }),
+    fc.constantFrom('id', 'stream', 'type'),
+    fc.oneof(
+      fc.nat({ max: 5000 }).map(String),
+      fc.constantFrom(...TYPES).map((t) => `"${t}"`),
+    ),
+  )
+  .map(([first, members, key, value]) => {
+    const all = [...first, ...members, [key, value]];
+    return `{${all.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+  });
+
+/**
+ * A line in the fast path's own form but for one string, as a value or in a flat object, that
+ * `JSON.parse` decodes (an escape) or refuses (a bad escape, a raw tab). Among `anyLine`'s lines
+ * that is rare too: a pattern that takes strings with escapes survived all 5000 runs for 11 of
+ * 200 seeds.
+ */
+const escaped: fc.Arbitrary<string> = fc
+  .tuple(
+    head.filter((h) => h !== null),
+    fc.constantFrom('t', 'kind', 'data', 'cursor', 'x_1'),
+    fc.constantFrom('"bad \\x escape"', '"raw\ttab"', '"a\\"b"', '"\\u0061"', '"x\\ny"', '"\\\\"'),
+    fc.boolean(),
+  )
+  .map(([first, key, value, nested]) => {
+    const all = [...first, [key, nested ? `{"a":${value}}` : value]];
+    return `{${all.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+  });
+
+/** What the agreement property reads: mostly `anyLine`, and the two rare kinds in every run. */
+const checkedLine = fc.oneof(
+  { weight: 8, arbitrary: anyLine },
+  { weight: 1, arbitrary: duplicated },
+  { weight: 1, arbitrary: escaped },
+);
+
 /** The full path's answer: the line, or the error message. */
 function viaJson(text: string): unknown {
   try {
@@ -116,7 +163,7 @@ type FastPath = (text: string) => unknown;
 
 /** The fast path takes only lines that the full path reads the same. */
 const agrees = (fast: FastPath) =>
-  fc.property(anyLine, (text) => {
+  fc.property(checkedLine, (text) => {
     const taken = fast(text);
     if (taken !== null) expect(taken).toEqual(viaJson(text));
   });

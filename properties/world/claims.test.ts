@@ -31,8 +31,10 @@ describe('claims of the model client', () => {
       kind: 'valid',
       text: 'under the conditions of validity the client never escalates',
       // Since rule 7.1 bounds delayed, a tool silence past P breaks proofWithinBudget with an
-      // acknowledging server too: about 88% of valid worlds hold every condition.
-      minApplied: 0.85,
+      // acknowledging server too: about 87% of valid worlds hold every condition (2560 to 2680
+      // of 3000 over 60 seeds, mean 2618, sd 20). 0.85 (2550) was 3.4 sd below the mean; 0.8
+      // (2400) is 11 sd below it, and still fails worlds where the claim mostly does not apply.
+      minApplied: 0.8,
     },
     {
       claim: 'Delivery',

@@ -26,7 +26,8 @@ function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-const observation: fc.Arbitrary<Observation> = fc.oneof(
+/** Observations of each kind (the bare ones together): pairs of one kind are drawn from one. */
+const ofEachKind: fc.Arbitrary<Observation>[] = [
   fc
     .record({ id, stream })
     .map(({ id, stream }) => defined({ type: 'EVENT' as const, id, stream })),
@@ -48,20 +49,42 @@ const observation: fc.Arbitrary<Observation> = fc.oneof(
   fc
     .constantFrom('DATA', 'KEEPALIVE', 'IDLE_TIMEOUT', 'PROOF_TIMEOUT', 'DISCONNECT', 'END')
     .map((type) => ({ type }) as Observation),
-);
+];
+
+const observation: fc.Arbitrary<Observation> = fc.oneof(...ofEachKind);
 
 /** What a snapshot decides with and reports: its state and its context. */
 const seen = (s: ClientSnapshot) => ({ value: s.value, context: s.context });
 
-/** Snapshots reached by stepping the machine directly (no memo) along random observations. */
-const snapshots: fc.Arbitrary<ClientSnapshot[]> = fc
-  .array(observation, { maxLength: 25 })
-  .map((obs) => {
-    let s = initialSnapshot();
-    const out = [s];
-    for (const o of obs) out.push((s = step(s, o)));
-    return out;
-  });
+/** Snapshots reached by stepping the machine directly (no memo) along observations. */
+function stepped(obs: readonly Observation[]): ClientSnapshot[] {
+  let s = initialSnapshot();
+  const out = [s];
+  for (const o of obs) out.push((s = step(s, o)));
+  return out;
+}
+
+/**
+ * Two runs of snapshots: unrelated ones, and neighbours (the same observations, the second with
+ * one more inserted, most often one that carries nothing but its type), whose snapshots differ
+ * in what one step changed: what an inexact key confuses. With unrelated runs only, a key
+ * without the id-less data flag took up to 1573 of its 2000 runs to be killed over 200 seeds.
+ */
+const snapshotRuns: fc.Arbitrary<[ClientSnapshot[], ClientSnapshot[]]> = fc
+  .oneof(
+    fc.tuple(fc.array(observation, { maxLength: 25 }), fc.array(observation, { maxLength: 25 })),
+    fc
+      .tuple(
+        fc.array(observation, { maxLength: 25 }),
+        fc.nat(),
+        fc.oneof(observation, ofEachKind.at(-1)!),
+      )
+      .map(([obs, k, o]) => {
+        const at = k % (obs.length + 1);
+        return [obs, [...obs.slice(0, at), o, ...obs.slice(at)]];
+      }),
+  )
+  .map(([a, b]) => [stepped(a), stepped(b)]);
 
 type ObsKey = (o: Observation) => unknown;
 type SnapKey = (s: ClientSnapshot) => unknown;
@@ -71,8 +94,15 @@ type SnapKey = (s: ClientSnapshot) => unknown;
  * the second's, or dropped), which are what an inexact key confuses.
  */
 const observationPair: fc.Arbitrary<[Observation, Observation]> = fc
-  .tuple(observation, observation, fc.nat(), fc.boolean())
-  .map(([a, b, k, unrelated]) => {
+  .tuple(
+    // Two of one kind most of the time: drawn independently, two observations are of one kind
+    // one time in five, and a key that drops durable (a field of one kind) took up to 1637 of
+    // its 2000 runs to be killed over 200 seeds.
+    fc.oneof(fc.tuple(observation, observation), ...ofEachKind.map((o) => fc.tuple(o, o))),
+    fc.nat(),
+    fc.boolean(),
+  )
+  .map(([[a, b], k, unrelated]) => {
     if (unrelated || a.type !== b.type) return [a, b];
     const fields = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((f) => f !== 'type');
     if (fields.length === 0) return [a, b];
@@ -94,7 +124,7 @@ const obsKeyExact = (key: ObsKey) =>
   });
 
 const snapKeyExact = (key: SnapKey) =>
-  fc.property(snapshots, snapshots, (xs, ys) => {
+  fc.property(snapshotRuns, ([xs, ys]) => {
     for (const a of xs)
       for (const b of ys) {
         if (key(a) === key(b)) expect(seen(a)).toEqual(seen(b));
