@@ -62,12 +62,26 @@ function pad(s: string, n: number): string {
 const same = (a: TimelineEntry, b: TimelineEntry): boolean =>
   a.actor === b.actor && a.action === b.action && a.state === b.state && a.cursor === b.cursor;
 
-/** How many times the block of `p` entries at `i` repeats right after itself. */
-function repeats(es: readonly TimelineEntry[], i: number, p: number): number {
+/** The action with its numbers blanked: a loop whose ids rise is the same loop each time. */
+const shape = (action: string): string => action.replace(/\d+/g, '#');
+
+/** {@link same}, except for the numbers in the action (a brief timeline's loose repeat). */
+const sameShape = (a: TimelineEntry, b: TimelineEntry): boolean =>
+  a.actor === b.actor &&
+  a.state === b.state &&
+  a.cursor === b.cursor &&
+  (a.action === b.action || shape(a.action) === shape(b.action));
+
+/**
+ * How many times the block of `p` entries at `i` repeats right after itself: exactly, or with
+ * `loose`, up to the numbers in its actions (a reconnect loop that primes a new id each time).
+ */
+function repeats(es: readonly TimelineEntry[], i: number, p: number, loose = false): number {
+  const eqOf = loose ? sameShape : same;
   let r = 0;
   for (let j = i + p; j + p <= es.length; j += p) {
     let eq = true;
-    for (let k = 0; k < p && eq; k++) eq = same(es[i + k]!, es[j + k]!);
+    for (let k = 0; k < p && eq; k++) eq = eqOf(es[i + k]!, es[j + k]!);
     if (!eq) break;
     r++;
   }
@@ -105,7 +119,8 @@ function commandSummary(commands: readonly WorldCommand[], from: number, to: num
 /**
  * The numbered timeline of a world that was run with `record: true`. A block of lines that
  * repeats (a reconnect loop) is printed once, followed by how often it repeats; with `brief`,
- * runs of routine lines are folded too (see {@link foldTimeline}).
+ * runs of routine lines are folded too (see {@link foldTimeline}), and a block also counts as
+ * repeated when only the numbers in its actions change (a loop that primes a new id each time).
  */
 export function formatTimeline(
   w: World,
@@ -163,12 +178,13 @@ export function formatTimeline(
     for (let p = 1; p <= 8; p++) {
       const start = i - p;
       if (start < after) break;
-      const r = repeats(es, start, p);
+      const r = repeats(es, start, p, options.brief);
       if (r >= 2) {
         const skipTo = i + r * p;
         const last = es[skipTo - 1]!;
+        const exact = !options.brief || repeats(es, start, p) >= r;
         lines.push(
-          `        ... the ${p === 1 ? 'line' : `${p} lines`} above repeat ${r} more time(s), until ${formatTime(last.t)} (entries ${i + 1}..${skipTo})`,
+          `        ... the ${p === 1 ? 'line' : `${p} lines`} above repeat ${r} more time(s)${exact ? '' : ' (only the numbers in them change)'}, until ${formatTime(last.t)} (entries ${i + 1}..${skipTo})`,
         );
         i = skipTo;
         break;

@@ -38,6 +38,8 @@ describe('counterexamples', () => {
     // and printed 381 lines where the bound was 120). Over 200 seeds the shrunk counterexample
     // had at most 8 commands (and 47 lines).
     expect(cx.commands.length).toBeLessThanOrEqual(12);
+    // What a person reads of a long one: the brief timeline folds its routine runs.
+    expect(formatCounterexample(cx, { brief: true }).split('\n').length).toBeLessThan(120);
     expect(text).toContain(`claim broken: ${row.claim}: ${row.why}`);
     expect(text).toContain(`replay: ${replayCommand({ ...cx })}`);
     expect(replayCommand(cx)).toMatch(
