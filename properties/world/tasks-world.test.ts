@@ -12,8 +12,9 @@ import { isTaskPolicy, parseConfig } from '../../model/world/config.js';
 import { parseCommands } from '../../src/verify/counterexample.js';
 import { newStats, runWorld, worldProperty } from '../../model/world/property.js';
 import { runCli } from '../support/cli.js';
+import { announceSeed } from '../support/seed.js';
 
-const SEED = Number(process.env['MCPR_SEED'] ?? 20261203);
+const SEED = announceSeed('properties/world/tasks-world.test.ts');
 
 describe('random exploration of the task-stream world', () => {
   test('the four claims hold for the model client in every generated task world', () => {
