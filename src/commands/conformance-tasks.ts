@@ -5,7 +5,7 @@
  * loopback port of its own. Exit 0 when every scenario passes, 1 when one fails or cannot run.
  */
 import { intOption, UsageError, type CommandIO, type ParsedArgs } from '../cli-kit.js';
-import { URL_ONLY_OPTIONS } from './conformance.js';
+import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance.js';
 
 /** The options only the SSE scenarios have: refused under `--binding mcp-tasks`. */
 const SSE_ONLY = [
@@ -59,14 +59,7 @@ export async function runTaskConformance(values: ParsedArgs['values'], io: Comma
   let target = url;
   let host: { url: string; close(): Promise<void> } | undefined;
   if (url !== undefined) {
-    const { checkLoopbackUrl, waitForPort } = await import('../conformance/adapters/url.js');
-    const problem = checkLoopbackUrl(url);
-    if (problem !== null) throw new UsageError(`conformance: ${problem}`);
-    try {
-      await waitForPort(Number(new URL(url).port), 2000);
-    } catch {
-      throw new UsageError(`conformance: nothing accepts connections at ${url} (waited 2 s)`);
-    }
+    await requireListeningUrl(url);
   } else {
     const { serveFetch } = await import('../conformance/fetch-host.js');
     host = await serveFetch(

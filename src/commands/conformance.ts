@@ -343,22 +343,29 @@ Examples:
   },
 };
 
-/** The black-box row for `--url`, from the command's options. */
-async function urlEntry(
-  url: string,
-  str: (k: string) => string | undefined,
-): Promise<ImplementationEntry> {
-  const { checkLoopbackUrl, urlAdapter, waitForPort } =
-    await import('../conformance/adapters/url.js');
-  const { patternCodec } = await import('../conformance/types.js');
+/**
+ * Refuses a `--url` that is not loopback, or where nothing accepts connections (waited 2 s): a
+ * mistake in the command (exit 2), not a row of error cells. Both bindings' `--url` use it.
+ */
+export async function requireListeningUrl(url: string): Promise<void> {
+  const { checkLoopbackUrl, waitForPort } = await import('../conformance/adapters/url.js');
   const problem = checkLoopbackUrl(url);
   if (problem !== null) throw new UsageError(`conformance: ${problem}`);
-  // Nothing listening is a mistake in the command, not nine error cells.
   try {
     await waitForPort(Number(new URL(url).port), 2000);
   } catch {
     throw new UsageError(`conformance: nothing accepts connections at ${url} (waited 2 s)`);
   }
+}
+
+/** The black-box row for `--url`, from the command's options. */
+async function urlEntry(
+  url: string,
+  str: (k: string) => string | undefined,
+): Promise<ImplementationEntry> {
+  const { urlAdapter } = await import('../conformance/adapters/url.js');
+  const { patternCodec } = await import('../conformance/types.js');
+  await requireListeningUrl(url);
   const sequence = str('id-sequence') ?? 'per-stream';
   if (sequence !== 'per-stream' && sequence !== 'global') {
     throw new UsageError(
