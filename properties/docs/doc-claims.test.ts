@@ -54,7 +54,7 @@ function words(cmd: string): string[] {
  * (at a cost in CPU that the rest of the suite needs: twenty seconds of exploration, and about
  * two seconds of starting and feeding workers per search).
  */
-function withShortBudget(argv: string[]): string[] {
+function asRunHere(argv: string[]): string[] {
   const i = argv.indexOf('--seconds');
   const cut = i < 0 ? argv : argv.map((a, j) => (j === i + 1 ? '1' : a));
   return cut[0] === 'verify' && !cut.includes('--workers') ? [...cut, '--workers', '1'] : cut;
@@ -101,7 +101,7 @@ describe('commands shown in the docs', () => {
     return verifyRuns.get(key)!;
   };
   test.each(runnable)('$page: $cmd', async ({ cmd }) => {
-    const argv = withShortBudget(words(cmd).slice(2));
+    const argv = asRunHere(words(cmd).slice(2));
     const r = await run(argv);
     expect(r.code, `${cmd}\n${r.err}`).not.toBe(2);
     expect(r.code, r.err).toBeLessThan(2);
