@@ -23,6 +23,11 @@ export default defineConfig({
     // (real timers after fake ones, spies restored), and the caches they share (the machine's
     // transition memo, the compiled page bundle) are pure.
     isolate: false,
+    // A 64 MB young generation (V8's default is 16 MB): the property suites allocate
+    // short-lived objects fast, and with the default most are copied by a scavenge before they
+    // die. 13-15% less CPU for the model, world, verify and trace suites on the 2-core machine
+    // (same flag for lint and typecheck: properties/support/test-all.mjs).
+    execArgv: ['--max-semi-space-size=64'],
     // The heavy files start first, so that the light ones fill the gaps around them.
     sequence: { sequencer: HeavyFirst },
     reporters: ['default', './properties/support/slowest-files.ts'],
