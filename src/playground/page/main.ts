@@ -273,21 +273,29 @@ function renderSteps(): void {
 }
 
 let diagramToken = 0;
+/** The Mermaid source whose drawing the diagram box holds ('' when it holds none). */
+let diagramShown = '';
 
-/** Re-renders the simplified diagram with `state` highlighted (the latest request wins). */
+/**
+ * Re-renders the simplified diagram with `state` highlighted (the latest request wins). A step
+ * that leaves the source unchanged (the same machine, the same state: most steps of a world)
+ * keeps the drawing the box already holds instead of having Mermaid lay it out again, which
+ * gives the same SVG; the rest (centring on the current state, the notes) is redone as always.
+ */
 async function renderDiagram(state: string): Promise<void> {
   const token = ++diagramToken;
   try {
     // The machine that runs: a client mutant's own, read against the model's, so that the
     // highlighted path passes only labels that are true for this run.
     const machine = subjectOf(session.spec).machine ?? clientMachine;
-    const { svg } = await mermaid.render(
-      `machine-${token}`,
-      simpleDiagram(machine, { highlight: state, base: clientMachine }),
-    );
-    if (token !== diagramToken) return;
+    const source = simpleDiagram(machine, { highlight: state, base: clientMachine });
     const box = $('diagram');
-    box.innerHTML = svg;
+    if (source !== diagramShown) {
+      const { svg } = await mermaid.render(`machine-${token}`, source);
+      if (token !== diagramToken) return;
+      box.innerHTML = svg;
+      diagramShown = source;
+    }
     // Natural size (labels at the font size Mermaid laid them out with), scrolling inside its
     // box: scaled to the column, the labels were about 9 px.
     const el = box.querySelector('svg');
@@ -313,21 +321,31 @@ async function renderDiagram(state: string): Promise<void> {
       .map((l) => `<li>${esc(l)}</li>`)
       .join('');
   } catch (e) {
+    diagramShown = '';
     $('diagram').textContent = `diagram: ${(e as Error).message}`;
   }
 }
 
 let exportToken = 0;
+/** The source whose drawing the export box holds ('' when it holds none). */
+let exportShown = '';
 
-/** The timeline as a Mermaid sequence diagram: its source, and the diagram drawn. */
+/**
+ * The timeline as a Mermaid sequence diagram: its source, and the diagram drawn (again only
+ * when the source changed, as for the machine's diagram).
+ */
 async function renderExport(): Promise<void> {
   const token = ++exportToken;
   const text = sequenceDiagram(worldAt(session));
   $<HTMLTextAreaElement>('export-text').value = '```mermaid\n' + text + '\n```';
+  if (text === exportShown) return;
   try {
     const { svg } = await mermaid.render(`export-${token}`, text);
-    if (token === exportToken) $('export-diagram').innerHTML = svg;
+    if (token !== exportToken) return;
+    $('export-diagram').innerHTML = svg;
+    exportShown = text;
   } catch (e) {
+    exportShown = '';
     $('export-diagram').textContent = `diagram: ${(e as Error).message}`;
   }
 }
