@@ -277,10 +277,30 @@ let diagramToken = 0;
 let diagramShown = '';
 
 /**
+ * Drawings already made, by Mermaid source, the most recently used last. Mermaid lays out the
+ * same source into the same SVG (only the id it is given differs, and the box holds one at a
+ * time), so stepping back and forth through a world, which keeps revisiting the same few
+ * states, draws each of them once. Bounded: a learner who tries every client and state keeps
+ * at most this many (each some tens of kB).
+ */
+const drawings = new Map<string, string>();
+const DRAWINGS_KEPT = 48;
+
+/** The SVG for `source`: a drawing made before, or Mermaid's, kept for next time. */
+async function drawing(source: string, id: string): Promise<string> {
+  let svg = drawings.get(source);
+  if (svg === undefined) svg = (await mermaid.render(id, source)).svg;
+  drawings.delete(source);
+  drawings.set(source, svg);
+  if (drawings.size > DRAWINGS_KEPT) drawings.delete(drawings.keys().next().value!);
+  return svg;
+}
+
+/**
  * Re-renders the simplified diagram with `state` highlighted (the latest request wins). A step
  * that leaves the source unchanged (the same machine, the same state: most steps of a world)
- * keeps the drawing the box already holds instead of having Mermaid lay it out again, which
- * gives the same SVG; the rest (centring on the current state, the notes) is redone as always.
+ * keeps the drawing the box holds, and a source drawn before is not laid out again; the rest
+ * (sizing, centring on the current state, the notes) is redone as always.
  */
 async function renderDiagram(state: string): Promise<void> {
   const token = ++diagramToken;
@@ -291,7 +311,7 @@ async function renderDiagram(state: string): Promise<void> {
     const source = simpleDiagram(machine, { highlight: state, base: clientMachine });
     const box = $('diagram');
     if (source !== diagramShown) {
-      const { svg } = await mermaid.render(`machine-${token}`, source);
+      const svg = await drawing(source, `machine-${token}`);
       if (token !== diagramToken) return;
       box.innerHTML = svg;
       diagramShown = source;
