@@ -277,11 +277,12 @@ let diagramToken = 0;
 let diagramShown = '';
 
 /**
- * Drawings already made, by Mermaid source, the most recently used last. Mermaid lays out the
- * same source into the same SVG (only the id it is given differs, and the box holds one at a
- * time), so stepping back and forth through a world, which keeps revisiting the same few
- * states, draws each of them once. Bounded: a learner who tries every client and state keeps
- * at most this many (each some tens of kB).
+ * Drawings already made, by Mermaid source, the most recently used last (the machine's, the
+ * export's and the trace panel's). Mermaid lays out the same source into the same SVG (only
+ * the id it is given differs, and each box holds one at a time), so stepping back and forth
+ * through a world, which keeps revisiting the same few states, draws each of them once.
+ * Bounded: a learner who tries every client and state keeps at most this many (each some tens
+ * of kB).
  */
 const drawings = new Map<string, string>();
 const DRAWINGS_KEPT = 48;
@@ -360,7 +361,7 @@ async function renderExport(): Promise<void> {
   $<HTMLTextAreaElement>('export-text').value = '```mermaid\n' + text + '\n```';
   if (text === exportShown) return;
   try {
-    const { svg } = await mermaid.render(`export-${token}`, text);
+    const svg = await drawing(text, `export-${token}`);
     if (token !== exportToken) return;
     $('export-diagram').innerHTML = svg;
     exportShown = text;
@@ -485,6 +486,6 @@ buildForm();
 fillForm(session.spec);
 wire();
 render();
-wireTracePanel({ $, esc, render: (id, text) => mermaid.render(id, text) });
+wireTracePanel({ $, esc, render: async (id, text) => ({ svg: await drawing(text, id) }) });
 // Tests wait for this: the page is wired and has drawn its first world.
 document.body.dataset.ready = 'yes';
