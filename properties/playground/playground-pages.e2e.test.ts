@@ -95,8 +95,11 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     expect(await text('#state')).toBe('awaitingProof');
     await page.click('#obs-back');
     expect(await text('#state')).toBe('reconnecting');
+    // States drawn before are drawn again from the page's kept drawings: the right one.
+    expect(await highlighted()).toBe('reconnecting');
     await page.click('#obs-back');
     expect(await text('#state')).toBe('stalled');
+    expect(await highlighted()).toBe('stalled');
     expect(errors).toEqual([]);
   });
 

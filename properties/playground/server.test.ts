@@ -47,3 +47,49 @@ test('refuses every path that leaves the folder', async () => {
   });
   expect(status).toBe(403);
 });
+
+test('a file the browser holds is revalidated, not sent again: 304 on a matching If-None-Match', async () => {
+  const url = new URL('app.js', server.url);
+  const first = await fetch(url);
+  expect(first.status).toBe(200);
+  // no-cache (ask before reuse), never no-store: a stored file keeps Chromium's code cache.
+  expect(first.headers.get('cache-control')).toBe('no-cache');
+  const etag = first.headers.get('etag');
+  expect(etag).toMatch(/^"[\w-]+"$/);
+  await first.text();
+  for (const header of [etag!, `"other", ${etag!}`, `W/${etag!}`, '*']) {
+    const again = await fetch(url, { headers: { 'if-none-match': header } });
+    expect(again.status, header).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(await again.text()).toBe('');
+  }
+  // HEAD says the same as GET, without the body.
+  const head = await fetch(url, { method: 'HEAD' });
+  expect(head.status).toBe(200);
+  expect(head.headers.get('etag')).toBe(etag);
+  expect(head.headers.get('content-length')).toBe(String('void 0;'.length));
+  const headHit = await fetch(url, { method: 'HEAD', headers: { 'if-none-match': etag! } });
+  expect(headHit.status).toBe(304);
+});
+
+test('a changed file is sent again with its new ETag: the tag is the content, not the name', async () => {
+  writeFileSync(join(root, 'changing.js'), 'let a = 1;');
+  const url = new URL('changing.js', server.url);
+  const before = await fetch(url);
+  const old = before.headers.get('etag');
+  expect(await before.text()).toBe('let a = 1;');
+  expect(old).not.toBeNull();
+  expect(old).not.toBe((await fetch(new URL('app.js', server.url))).headers.get('etag'));
+  writeFileSync(join(root, 'changing.js'), 'let a = 2;');
+  const after = await fetch(url, { headers: { 'if-none-match': old! } });
+  expect(after.status).toBe(200);
+  expect(await after.text()).toBe('let a = 2;');
+  const fresh = after.headers.get('etag');
+  expect(fresh).not.toBeNull();
+  expect(fresh).not.toBe(old);
+  expect((await fetch(url, { headers: { 'if-none-match': fresh! } })).status).toBe(304);
+  // A tag that is not this file's is a 200 with the body.
+  const miss = await fetch(url, { headers: { 'if-none-match': '"nope", W/"nope"' } });
+  expect(miss.status).toBe(200);
+  expect(await miss.text()).toBe('let a = 2;');
+});

@@ -1,7 +1,14 @@
 /**
  * The playground's web server: static files from one folder, on 127.0.0.1 only, on a free
  * port unless one is asked for. Nothing else: the page does everything in the browser.
+ *
+ * Caching: every response says `no-cache` (the browser must ask again before it reuses a file)
+ * and carries a strong ETag, the hash of the file's bytes; a request whose If-None-Match names
+ * it is answered 304 with no body. A rebuilt page is therefore always fetched fresh (its ETag
+ * changed), while an unchanged mermaid.min.js (3 MB) is neither sent again nor recompiled:
+ * Chromium keeps its V8 code cache only for responses it may store, which `no-store` forbade.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
@@ -36,6 +43,21 @@ export function resolveUnder(root: string, urlPath: string): string | null {
   return file === root || file.startsWith(root.endsWith(sep) ? root : root + sep) ? file : null;
 }
 
+/** The strong ETag of `body`: a quoted hash of its bytes. */
+export function etagOf(body: Uint8Array): string {
+  return `"${createHash('sha256').update(body).digest('base64url')}"`;
+}
+
+/**
+ * Whether an If-None-Match header names `etag` (RFC 9110 13.1.2: `*`, or a list of entity tags
+ * compared weakly, so `W/"x"` matches `"x"`).
+ */
+export function noneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
 /** Serves `root` on 127.0.0.1:`port` (0: a free port). */
 export async function serveStatic(root: string, port = 0): Promise<StaticServer> {
   const server: Server = createServer((req, res) => {
@@ -47,9 +69,16 @@ export async function serveStatic(root: string, port = 0): Promise<StaticServer>
     }
     readFile(file).then(
       (body) => {
+        const etag = etagOf(body);
+        const headers = { 'cache-control': 'no-cache', etag };
+        if (noneMatchHits(req.headers['if-none-match'], etag)) {
+          res.writeHead(304, headers).end();
+          return;
+        }
         res.writeHead(200, {
+          ...headers,
           'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-          'cache-control': 'no-store',
+          'content-length': body.byteLength,
         });
         res.end(req.method === 'HEAD' ? undefined : body);
       },

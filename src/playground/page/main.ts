@@ -273,21 +273,50 @@ function renderSteps(): void {
 }
 
 let diagramToken = 0;
+/** The Mermaid source whose drawing the diagram box holds ('' when it holds none). */
+let diagramShown = '';
 
-/** Re-renders the simplified diagram with `state` highlighted (the latest request wins). */
+/**
+ * Drawings already made, by Mermaid source, the most recently used last (the machine's, the
+ * export's and the trace panel's). Mermaid lays out the same source into the same SVG (only
+ * the id it is given differs, and each box holds one at a time), so stepping back and forth
+ * through a world, which keeps revisiting the same few states, draws each of them once.
+ * Bounded: a learner who tries every client and state keeps at most this many (each some tens
+ * of kB).
+ */
+const drawings = new Map<string, string>();
+const DRAWINGS_KEPT = 48;
+
+/** The SVG for `source`: a drawing made before, or Mermaid's, kept for next time. */
+async function drawing(source: string, id: string): Promise<string> {
+  let svg = drawings.get(source);
+  if (svg === undefined) svg = (await mermaid.render(id, source)).svg;
+  drawings.delete(source);
+  drawings.set(source, svg);
+  if (drawings.size > DRAWINGS_KEPT) drawings.delete(drawings.keys().next().value!);
+  return svg;
+}
+
+/**
+ * Re-renders the simplified diagram with `state` highlighted (the latest request wins). A step
+ * that leaves the source unchanged (the same machine, the same state: most steps of a world)
+ * keeps the drawing the box holds, and a source drawn before is not laid out again; the rest
+ * (sizing, centring on the current state, the notes) is redone as always.
+ */
 async function renderDiagram(state: string): Promise<void> {
   const token = ++diagramToken;
   try {
     // The machine that runs: a client mutant's own, read against the model's, so that the
     // highlighted path passes only labels that are true for this run.
     const machine = subjectOf(session.spec).machine ?? clientMachine;
-    const { svg } = await mermaid.render(
-      `machine-${token}`,
-      simpleDiagram(machine, { highlight: state, base: clientMachine }),
-    );
-    if (token !== diagramToken) return;
+    const source = simpleDiagram(machine, { highlight: state, base: clientMachine });
     const box = $('diagram');
-    box.innerHTML = svg;
+    if (source !== diagramShown) {
+      const svg = await drawing(source, `machine-${token}`);
+      if (token !== diagramToken) return;
+      box.innerHTML = svg;
+      diagramShown = source;
+    }
     // Natural size (labels at the font size Mermaid laid them out with), scrolling inside its
     // box: scaled to the column, the labels were about 9 px.
     const el = box.querySelector('svg');
@@ -313,21 +342,31 @@ async function renderDiagram(state: string): Promise<void> {
       .map((l) => `<li>${esc(l)}</li>`)
       .join('');
   } catch (e) {
+    diagramShown = '';
     $('diagram').textContent = `diagram: ${(e as Error).message}`;
   }
 }
 
 let exportToken = 0;
+/** The source whose drawing the export box holds ('' when it holds none). */
+let exportShown = '';
 
-/** The timeline as a Mermaid sequence diagram: its source, and the diagram drawn. */
+/**
+ * The timeline as a Mermaid sequence diagram: its source, and the diagram drawn (again only
+ * when the source changed, as for the machine's diagram).
+ */
 async function renderExport(): Promise<void> {
   const token = ++exportToken;
   const text = sequenceDiagram(worldAt(session));
   $<HTMLTextAreaElement>('export-text').value = '```mermaid\n' + text + '\n```';
+  if (text === exportShown) return;
   try {
-    const { svg } = await mermaid.render(`export-${token}`, text);
-    if (token === exportToken) $('export-diagram').innerHTML = svg;
+    const svg = await drawing(text, `export-${token}`);
+    if (token !== exportToken) return;
+    $('export-diagram').innerHTML = svg;
+    exportShown = text;
   } catch (e) {
+    exportShown = '';
     $('export-diagram').textContent = `diagram: ${(e as Error).message}`;
   }
 }
@@ -447,6 +486,6 @@ buildForm();
 fillForm(session.spec);
 wire();
 render();
-wireTracePanel({ $, esc, render: (id, text) => mermaid.render(id, text) });
+wireTracePanel({ $, esc, render: async (id, text) => ({ svg: await drawing(text, id) }) });
 // Tests wait for this: the page is wired and has drawn its first world.
 document.body.dataset.ready = 'yes';
