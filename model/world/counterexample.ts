@@ -62,8 +62,17 @@ function pad(s: string, n: number): string {
 const same = (a: TimelineEntry, b: TimelineEntry): boolean =>
   a.actor === b.actor && a.action === b.action && a.state === b.state && a.cursor === b.cursor;
 
-/** The action with its numbers blanked: a loop whose ids rise is the same loop each time. */
-const shape = (action: string): string => action.replace(/\d+/g, '#');
+/**
+ * The action with its numbers blanked and a word repeated in a row said once: a loop whose ids
+ * rise is the same loop each time, and so is one whose replay grows by one priming event per
+ * reconnect (`replays 1(priming)`, then `replays 1(priming) 2(priming)`, ...).
+ */
+const shape = (action: string): string =>
+  action
+    .replace(/\d+/g, '#')
+    .split(' ')
+    .filter((word, k, words) => k === 0 || word !== words[k - 1])
+    .join(' ');
 
 /** {@link same}, except for the numbers in the action (a brief timeline's loose repeat). */
 const sameShape = (a: TimelineEntry, b: TimelineEntry): boolean =>

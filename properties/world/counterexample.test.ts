@@ -47,6 +47,28 @@ describe('counterexamples', () => {
     );
   });
 
+  test('a brief timeline folds a reconnect loop whose replay grows by one priming event each time', () => {
+    // Seed 1042976619 (a CI run's) shrank to 4 commands, one Advance(60000), whose reconnects
+    // each replay one more priming event: no two of those lines had the same shape, so the
+    // brief timeline printed 396 lines. Over 1,800 seeds it now prints at most 59.
+    const probe = entry.probes[0]!;
+    const d = fc.check(
+      worldProperty({ kind: probe.kind, claims: probe.claims, subject: probe.subject }),
+      { seed: 1042976619, numRuns: 2_000 },
+    );
+    const cx = counterexampleOf(d, {
+      kind: probe.kind,
+      subject: probe.subject,
+      subjectName: entry.name,
+    })!;
+    const brief = formatCounterexample(cx, { brief: true });
+    expect(brief).toMatch(/replays 1\(priming\) 2\(priming\) 3\(priming\)/);
+    expect(brief).toMatch(
+      /the 6 lines above repeat \d+ more time\(s\) \(only the numbers in them change\)/,
+    );
+    expect(brief.split('\n').length).toBeLessThan(120);
+  });
+
   test('the replay command reproduces the same failure', () => {
     const report = explore({
       seconds: 1,
