@@ -5,8 +5,9 @@ import HeavyFirst from './properties/support/heavy-first.js';
 export default defineConfig({
   test: {
     include: ['properties/**/*.test.ts'],
-    // One Redis for the suites that need it (properties/support/redis.ts).
-    globalSetup: ['properties/support/redis-global.ts'],
+    // One Redis for the suites that need it (properties/support/redis.ts), and one Chromium
+    // for the browser suites (properties/support/chromium.ts): each started once per run.
+    globalSetup: ['properties/support/redis-global.ts', 'properties/support/chromium-global.ts'],
     // Property suites run thousands of interleavings; the per-test budget is generous on
     // purpose (these machines are noisy) and speed is measured in `npm run bench`, not here.
     testTimeout: 120_000,
