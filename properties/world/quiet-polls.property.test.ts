@@ -7,33 +7,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CLAIMS } from '../../model/claims/index.js';
 import { clientMachine } from '../../model/client-machine.js';
 import { commandsArb, configArb, type WorldKind } from '../../model/world/arbitraries.js';
 import type { WorldCommand } from '../../model/world/commands.js';
 import { DEFAULT_CONFIG, type WorldConfig } from '../../model/world/config.js';
+import { BASE_CONFIG } from '../../model/verify/scope.js';
 import { stepCache } from '../../model/world/machine-cache.js';
 import { runWorld, toWorldCommands } from '../../model/world/property.js';
-import { brokenConditions } from '../../model/world/validity.js';
-import type { World } from '../../model/world/world.js';
 import { announceSeed, runs, SEED } from '../support/seed.js';
+import { stateOf, verdicts } from './world-state.js';
 
 announceSeed('properties/world/quiet-polls.property.test.ts');
 
 const cache = stepCache(clientMachine);
-
-/** Everything a finished world holds that a claim, a report or a later command could read. */
-function stateOf(w: World) {
-  const { cache: _cache, snap, ...client } = w.client;
-  return {
-    now: w.clock.now,
-    machine: { value: snap.value, context: snap.context },
-    client,
-    server: w.server,
-    net: w.net,
-    truth: w.truth,
-  };
-}
 
 /** The world run both ways, with the machine steps each took. */
 function both(cfg: WorldConfig, commands: readonly WorldCommand[]) {
@@ -44,11 +30,6 @@ function both(cfg: WorldConfig, commands: readonly WorldCommand[]) {
   const s2 = cache.stats.hits + cache.stats.misses;
   return { skipped, stepped, fewerSteps: s1 - s0 < s2 - s1 };
 }
-
-const verdicts = (w: World) => ({
-  claims: CLAIMS.map((c) => c.check(w)),
-  broken: brokenConditions(w),
-});
 
 describe('quiet polls', () => {
   it('a long quiet polling run is jumped over, with the same end state and verdicts', () => {
@@ -64,6 +45,32 @@ describe('quiet polls', () => {
     const { skipped, stepped, fewerSteps } = both(cfg, commands);
     expect(stepped.truth.reconnects.length).toBeGreaterThan(20);
     expect(fewerSteps).toBe(true);
+    expect(stateOf(skipped)).toEqual(stateOf(stepped));
+    expect(verdicts(skipped)).toEqual(verdicts(stepped));
+  });
+
+  it('a poll every 100 ms through a 30-minute proof budget runs to the budget both ways', () => {
+    // Seed 1096221848's world, shrunk: the epilogue polls every R = 100 ms for P = 1,800 s. An
+    // advance then gave up after 10,000 timer firings and jumped to its end, so the world
+    // stepped poll by poll stopped polling at 10,000 reconnects and went on past its proof
+    // budget, while the world with the skip (a jump is one firing) polled to the budget.
+    // The verify scopes' base configuration (D unbounded, B 1, N 2, priming open, ...).
+    const cfg: WorldConfig = {
+      ...BASE_CONFIG,
+      T: 76_000,
+      R: 100,
+      P: 1_800_000,
+      Q: 30_000,
+      ack: false,
+    };
+    const commands: WorldCommand[] = [
+      { kind: 'Restart' },
+      { kind: 'Emit', stream: 'tool' },
+      { kind: 'Evict' },
+    ];
+    const { skipped, stepped, fewerSteps } = both(cfg, commands);
+    expect(fewerSteps).toBe(true);
+    expect(stepped.truth.reconnects.length).toBeGreaterThan(10_001);
     expect(stateOf(skipped)).toEqual(stateOf(stepped));
     expect(verdicts(skipped)).toEqual(verdicts(stepped));
   });
