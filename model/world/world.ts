@@ -348,11 +348,23 @@ function skipQuietKeepalives(w: World, end: number): void {
  */
 const SAME_INSTANT_LIMIT = 1_000;
 
+/**
+ * The timer firings one `advance` may run at all. Generated worlds stay far below it (a poll
+ * every 100 ms through a 30-minute budget is 18,000); a configuration given by hand can ask for
+ * more (a back-off of 1 ms through a budget of days), and gets an error that says so rather
+ * than a world cut short or a run that never ends.
+ */
+export const FIRING_LIMIT = 2_000_000;
+
 /** Lets `ms` of virtual time pass: keepalives, reading, and the client's timers. */
 export function advance(w: World, ms: number): void {
   const end = w.clock.now + ms;
   const c = w.client;
-  for (let stuck = 0; ;) {
+  for (let stuck = 0, firings = 0; ; firings++) {
+    if (firings > FIRING_LIMIT)
+      throw new Error(
+        `the world fired more than ${FIRING_LIMIT.toLocaleString('en-US')} timers in one advance of ${ms} ms (K=${w.cfg.K}, R=${w.cfg.R}, P=${w.cfg.P}): choose a larger K or R, or a shorter P`,
+      );
     pump(w, true);
     const ka = w.server.connected ? w.server.nextKeepaliveAt : Infinity;
     const idle = idleDeadline(c, w.cfg);

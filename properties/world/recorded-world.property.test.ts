@@ -11,6 +11,7 @@ import { commandsArb, configArb, type WorldKind } from '../../model/world/arbitr
 import type { WorldCommand } from '../../model/world/commands.js';
 import { DEFAULT_CONFIG, type WorldConfig } from '../../model/world/config.js';
 import { runWorld, toWorldCommands } from '../../model/world/property.js';
+import { FIRING_LIMIT } from '../../model/world/world.js';
 import { announceSeed, runs, SEED } from '../support/seed.js';
 import { stateOf, verdicts } from './world-state.js';
 
@@ -33,6 +34,28 @@ describe('recorded worlds', () => {
     expect(explored.client.observations).toBeGreaterThan(15_000);
     expect(stateOf(recorded)).toEqual(stateOf(explored));
     expect(verdicts(recorded)).toEqual(verdicts(explored));
+  });
+
+  it('a world past the firing limit is an error that says so, not a world cut short', () => {
+    // Keepalives every 1 ms blocked behind a saturated application (none can be jumped) for
+    // 2,100 s: more timers than an advance runs. Generated worlds stay far below the limit.
+    const cfg: WorldConfig = {
+      ...DEFAULT_CONFIG,
+      K: 1,
+      T: 10_000_000,
+      B: 1,
+      read: 'coupled',
+      P: 10_000_000,
+    };
+    const commands: WorldCommand[] = [
+      { kind: 'SaturateApp' },
+      { kind: 'Emit', stream: 'tool' },
+      { kind: 'Emit', stream: 'tool' },
+      { kind: 'Advance', ms: FIRING_LIMIT + 100_000 },
+    ];
+    expect(() => runWorld(cfg, commands)).toThrow(
+      `the world fired more than 2,000,000 timers in one advance of 2100000 ms (K=1, R=1000, P=10000000): choose a larger K or R, or a shorter P`,
+    );
   });
 
   const kinds: WorldKind[] = ['mixed', 'polling', 'any'];
