@@ -4,7 +4,8 @@
  * Advance that goes through `stalled` and `reconnecting`); a client mutant's own diagram;
  * labelled config fields; decision texts that say what a mutant did; a layout that fits
  * 1440x900 and 800 px without scrolling itself; the ring's cursor and hole; one clock; a copy
- * button. Screenshots go to reports/playground/ (git-ignored).
+ * button; an Advance past the firing limit said in one line. Screenshots go to
+ * reports/playground/ (git-ignored).
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -45,6 +46,24 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     await page.waitForSelector('#diagram svg g.current');
     return page.locator('#diagram svg g.current').textContent();
   };
+
+  test('an Advance past the firing limit is one line under the commands, and the world stays', async () => {
+    await open();
+    await load('seven-minute-stall');
+    await page.click('#commands li[data-step="3"]');
+    const before = await text('#step');
+    // Keepalives every K = 15 s: 200,000 of them is 3,000,000 s of virtual time.
+    await page.fill('#advance-ms', String(3_100_000_000));
+    await page.click('#cmd-advance');
+    expect(await text('#step-error')).toMatch(
+      /^the world fired more than 200,000 timers in one advance of 3100000000 ms \(K=\d+, R=\d+, P=\d+\): choose a larger K or R, a shorter P, or a shorter Advance$/,
+    );
+    expect(await text('#step')).toBe(before);
+    await page.fill('#advance-ms', '1000');
+    await page.click('#cmd-advance');
+    expect(await text('#step-error')).toBe('');
+    expect(errors).toEqual([]);
+  });
 
   test('claims judged only at the end read "pending" at step 0 and mid-run, never BROKEN', async () => {
     await open();

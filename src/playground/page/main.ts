@@ -371,12 +371,24 @@ async function renderExport(): Promise<void> {
   }
 }
 
+/**
+ * Shows `next`; when its world cannot be run (a hand-made world past the firing limit), keeps
+ * the session it had and says why under the commands, in one line.
+ */
 function go(next: Session): void {
+  const prev = session;
   session = next;
-  render();
+  try {
+    render();
+    $('step-error').textContent = '';
+  } catch (e) {
+    session = prev;
+    render();
+    $('step-error').textContent = (e as Error).message;
+  }
 }
 
-/** Applies a command from a button. */
+/** Applies a command from a button (a world that cannot be run is said by `go`). */
 function command(c: WorldCommand): void {
   go(applyStep(session, c));
 }
