@@ -350,11 +350,12 @@ const SAME_INSTANT_LIMIT = 1_000;
 
 /**
  * The timer firings one `advance` may run at all, recorded or not. Generated worlds stay far
- * below it (the most seen in 3,000 worlds of each kind, recorded: 14,447; a poll every 100 ms
- * through a 30-minute budget is 18,000); a configuration or an Advance given by hand can ask
- * for more (keepalives every 1 ms, a back-off of 1 ms through a budget of days), and gets an
- * error that says so rather than a world cut short, a run that never ends, or a recorded
- * timeline that fills the memory (a recorded world keeps a line for every firing).
+ * below it: the most seen in 3,000 worlds of each kind, recorded, was 14,447, and the
+ * arbitraries bound it near 23,000 (polls every R >= 100 ms, keepalives every K >= 1 s, idle
+ * timers every T >= 0.5 s, through at most 1,800 s). A configuration or an Advance given by
+ * hand can ask for more (keepalives every 1 ms, a back-off of 1 ms through a budget of days),
+ * and gets an error that says so rather than a world cut short, a run that never ends, or a
+ * recorded timeline that fills the memory (a recorded world keeps a line for every firing).
  */
 export const FIRING_LIMIT = 200_000;
 
