@@ -25,6 +25,9 @@ declare module 'vitest' {
 /** How long a suite waits to connect to the run's Chromium before it says so. */
 const CONNECT_TIMEOUT_MS = 30_000;
 
+/** How long the run's Chromium may take to start before the globalSetup gives up on it. */
+const LAUNCH_TIMEOUT_MS = 60_000;
+
 /** Where Chromium is expected (`MCPR_CHROMIUM` overrides it). */
 export const CHROMIUM_PATH = process.env.MCPR_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -83,6 +86,7 @@ export async function startChromiumServer(
     headless: true,
     args: ARGS,
     host: '127.0.0.1',
+    timeout: LAUNCH_TIMEOUT_MS,
   });
   return { endpoint: server.wsEndpoint(), close: () => server.close() };
 }
