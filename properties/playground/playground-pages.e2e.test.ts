@@ -47,7 +47,7 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     return page.locator('#diagram svg g.current').textContent();
   };
 
-  test('an Advance past the firing limit is one line under the commands, and the world stays', async () => {
+  test('an Advance or a set-up past the firing limit is one line under the commands; world and form stay', async () => {
     await open();
     await load('seven-minute-stall');
     await page.click('#commands li[data-step="3"]');
@@ -62,6 +62,21 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     await page.fill('#advance-ms', '1000');
     await page.click('#cmd-advance');
     expect(await text('#step-error')).toBe('');
+    // A set-up past the limit: keepalives every 1 ms through an Advance of 250 s on an open
+    // stream. The same line; the world and the form stay as they were.
+    await page.fill('#advance-ms', '250000');
+    await page.click('#cmd-advance');
+    expect(await text('#step-error')).toBe('');
+    const step = await text('#step');
+    const K = await page.inputValue('#cfg-K');
+    await page.fill('#cfg-K', '1');
+    await page.locator('#cfg-K').dispatchEvent('change');
+    expect(await text('#step-error')).toMatch(
+      /^the world fired more than 200,000 timers in one advance of 250000 ms \(K=1, /,
+    );
+    expect(await page.inputValue('#cfg-K')).toBe(K);
+    expect(await text('#step')).toBe(step);
+    expect(await text('#config-error')).toBe('');
     expect(errors).toEqual([]);
   });
 

@@ -477,13 +477,18 @@ async function copyWorld(): Promise<void> {
   }
 }
 
-/** The same commands, re-run under the set-up the form now says. */
+/**
+ * The same commands, re-run under the set-up the form now says. A set-up whose world cannot be
+ * run (`go` keeps the session it had) puts the form back to the set-up still shown.
+ */
 function setupChanged(): void {
   try {
     const setup = readForm();
     $('config-error').textContent = '';
     fillForm({ ...setup, commands: [] });
+    const before = session;
     go(withSetup(session, setup));
+    if (session === before) fillForm(session.spec);
   } catch (e) {
     $('config-error').textContent = (e as Error).message;
   }
