@@ -62,13 +62,6 @@ export interface Chromium {
   close(): Promise<void>;
 }
 
-/** The one line a missing Chromium fails with. */
-function missing(path: string): Error {
-  return new Error(
-    `Chromium is missing at ${path}: install it with \`${CHROMIUM_INSTALL}\` (as root)`,
-  );
-}
-
 /** The run's shared Chromium, started by the globalSetup, and the way to stop it. */
 export interface ChromiumServer {
   /** The WebSocket endpoint suites connect to (loopback only). */
@@ -106,7 +99,10 @@ function sharedEndpoint(): string {
  * install command when Chromium is missing.
  */
 export async function launchChromium(path: string = CHROMIUM_PATH): Promise<Chromium> {
-  if (!existsSync(path)) throw missing(path);
+  if (!existsSync(path))
+    throw new Error(
+      `Chromium is missing at ${path}: install it with \`${CHROMIUM_INSTALL}\` (as root)`,
+    );
   const endpoint = path === CHROMIUM_PATH ? sharedEndpoint() : '';
   if (endpoint !== '') {
     const browser = await chromium.connect(endpoint, { timeout: CONNECT_TIMEOUT_MS });

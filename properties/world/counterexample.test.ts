@@ -18,17 +18,22 @@ describe('counterexamples', () => {
   const entry = mutantEntries().find((e) => e.name === 'trusts-any-200')!;
   const row = killMutant(entry, 2_000, SEED);
 
-  test('print a numbered timeline, the broken claim and the replay command', () => {
+  /** The shrunk counterexample of the mutant's first probe, searched from `seed`. */
+  function counterexampleAt(seed: number) {
     const probe = entry.probes[0]!;
     const d = fc.check(
       worldProperty({ kind: probe.kind, claims: probe.claims, subject: probe.subject }),
-      { seed: SEED, numRuns: 2_000 },
+      { seed, numRuns: 2_000 },
     );
-    const cx = counterexampleOf(d, {
+    return counterexampleOf(d, {
       kind: probe.kind,
       subject: probe.subject,
       subjectName: entry.name,
     })!;
+  }
+
+  test('print a numbered timeline, the broken claim and the replay command', () => {
+    const cx = counterexampleAt(SEED);
     const text = formatCounterexample(cx);
     console.log(text);
     expect(text).toMatch(/^ {2}#\s+time\s+actor\s+action\s+client state\s+cursor$/m);
@@ -51,17 +56,7 @@ describe('counterexamples', () => {
     // Seed 1042976619 (a CI run's) shrank to 4 commands, one Advance(60000), whose reconnects
     // each replay one more priming event: no two of those lines had the same shape, so the
     // brief timeline printed 396 lines. Over 1,800 seeds it now prints at most 59.
-    const probe = entry.probes[0]!;
-    const d = fc.check(
-      worldProperty({ kind: probe.kind, claims: probe.claims, subject: probe.subject }),
-      { seed: 1042976619, numRuns: 2_000 },
-    );
-    const cx = counterexampleOf(d, {
-      kind: probe.kind,
-      subject: probe.subject,
-      subjectName: entry.name,
-    })!;
-    const brief = formatCounterexample(cx, { brief: true });
+    const brief = formatCounterexample(counterexampleAt(1042976619), { brief: true });
     expect(brief).toMatch(/replays 1\(priming\) 2\(priming\) 3\(priming\)/);
     expect(brief).toMatch(
       /the 6 lines above repeat \d+ more time\(s\) \(only the numbers in them change\)/,
