@@ -106,18 +106,39 @@ describe('DelayedEventStore', () => {
 describe('ReplayFence', () => {
   /**
    * A transport's resume, as the SDK does it: await the replay, then register the stream
-   * synchronously; a live write meanwhile is written only if it finds the registration.
+   * synchronously; a live write meanwhile is written only if it finds the registration. The
+   * write starts in the window itself, not after a guessed sleep: once the replay has read the
+   * store and while its answer is held back (under load a 15 ms sleep once ended after a 20 ms
+   * store's answer, and the bare store's write was not lost). The answer is let go when the
+   * write has returned, or has waited 50 ms (a fenced write waits for the replay).
    */
-  async function resumeWithLiveWrite(store: EventStoreLike, cursor: string) {
+  async function resumeWithLiveWrite(
+    inner: EventStoreLike,
+    cursor: string,
+    wrap: (store: EventStoreLike) => EventStoreLike = (store) => store,
+  ) {
+    let readDone!: () => void;
+    const read = new Promise<void>((r) => (readDone = r));
+    let letGo!: () => void;
+    const answer = new Promise<void>((r) => (letGo = r));
+    const store = wrap(
+      new DelayedEventStore(inner, 0, async () => {
+        readDone();
+        await answer;
+      }),
+    );
     const written: string[] = [];
     let registered = false;
     const replay = store
       .replayEventsAfter(cursor, { send: async (id) => void written.push(`replay ${id}`) })
       .then(() => (registered = true));
-    await sleep(15); // the write starts inside the replay's round trip
-    const id = await store.storeEvent('A', msg(4));
-    if (registered) written.push(`live ${id}`);
-    await replay;
+    await read; // the replay has read the store; its answer has not come back
+    const write = store.storeEvent('A', msg(4)).then((id) => {
+      if (registered) written.push(`live ${id}`);
+    });
+    await Promise.race([write, sleep(50)]);
+    letGo();
+    await Promise.all([replay, write]);
     return written;
   }
 
@@ -130,12 +151,13 @@ describe('ReplayFence', () => {
 
   test('without a fence a write inside the window is lost; with one it is written live', async () => {
     const bare = await storeWithThree();
-    const lost = await resumeWithLiveWrite(new DelayedEventStore(bare.inner, 20), bare.cursor);
+    const lost = await resumeWithLiveWrite(bare.inner, bare.cursor);
     expect(lost.filter((w) => w.endsWith('-4'))).toEqual([]);
     const fenced = await storeWithThree();
     const kept = await resumeWithLiveWrite(
-      new ReplayFence(new DelayedEventStore(fenced.inner, 20)),
+      fenced.inner,
       fenced.cursor,
+      (store) => new ReplayFence(store),
     );
     expect(kept.filter((w) => w.endsWith('-4'))).toHaveLength(1);
   });
