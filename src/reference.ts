@@ -8,22 +8,61 @@
  */
 import type { Outcome, ReasonCode } from '../model/outcomes.js';
 
+/**
+ * Which call a failed stream owed a response to, and where its stream stood: enough for an
+ * application with several calls in flight to re-issue the right one, or to surface a partial
+ * result for it.
+ */
+export interface FailedCall {
+  /** The JSON-RPC id of the request whose response the stream owed (`null`: no request, the standalone stream). */
+  readonly requestId: string | number | null;
+  /** The request's method (`null`: the standalone stream). */
+  readonly method: string | null;
+  /** The original JSON-RPC request, as sent, to re-issue it (`null`: not known). */
+  readonly request: Readonly<Record<string, unknown>> | null;
+  /** The stream the reconnect resumed, as its event ids name it (`null`: not named). */
+  readonly stream: string | null;
+  /** The `Last-Event-ID` the failing reconnect carried (`null`: a reconnect without one). */
+  readonly cursor: string | null;
+  /** The id of the last event the application was handed on this stream (`null`: none). */
+  readonly lastDelivered: string | null;
+}
+
 /** Raised when a reconnect cannot prove replay continuity from the client cursor. */
 export class StreamResumptionError extends Error {
   /** The escalation the failure calls for. */
   readonly outcome: Extract<Outcome, 'resumption-failed' | 'session-lost'>;
   /** The rule that failed (shared with the model's reason codes). */
   readonly code: ReasonCode;
+  /** The call the failed stream owed a response to, when the guard knows it. */
+  readonly call: FailedCall | null;
 
   constructor(
     message: string,
     code: ReasonCode,
     outcome: Extract<Outcome, 'resumption-failed' | 'session-lost'> = 'resumption-failed',
+    call: FailedCall | null = null,
   ) {
     super(message);
     this.name = 'StreamResumptionError';
     this.code = code;
     this.outcome = outcome;
+    this.call = call;
+  }
+
+  /** The call's JSON-RPC request id (`null`: not known, or the standalone stream). */
+  get requestId(): string | number | null {
+    return this.call?.requestId ?? null;
+  }
+
+  /** The call's method (`null`: not known, or the standalone stream). */
+  get method(): string | null {
+    return this.call?.method ?? null;
+  }
+
+  /** The original request, to re-issue it (`null`: not known). */
+  get request(): Readonly<Record<string, unknown>> | null {
+    return this.call?.request ?? null;
   }
 }
 

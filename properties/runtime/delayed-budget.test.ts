@@ -30,6 +30,7 @@ function guarded() {
   const failures: StreamResumptionError[] = [];
   const decisions: string[] = [];
   const fetchFn = continuityGuard(fetch, {
+    endCalls: 'error',
     proofTimeoutMs: BUDGET_MS,
     onFailure: (e) => failures.push(e),
     onDecision: (d) => decisions.push(d.outcome),

@@ -49,6 +49,7 @@ const SKIPPING = sse(9, note(9)) + sse(10, RESULT);
 function guarded(options: ContinuityGuardOptions = {}) {
   const failures: StreamResumptionError[] = [];
   const fetchFn = continuityGuard(fetch, {
+    endCalls: 'error',
     proofTimeoutMs: 1_000,
     minRetryMs: 10,
     maxRetryMs: 200,

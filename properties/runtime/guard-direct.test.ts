@@ -61,6 +61,9 @@ function guard(
     ? (fn: typeof fetch, o: ContinuityGuardOptions) => mutantGuard(fn, o, mutant)
     : continuityGuard;
   const f = build(scripted.fetch, {
+    // The rules themselves, seen as errors; how a failure ends the SDK's call ('respond', the
+    // default) is held by the suite 'a failed stream ends its call' below.
+    endCalls: 'error',
     onFailure: (e) => failures.push(e),
     onDecision: (d) => decisions.push(d),
     onTrace: (line, stream) => {
@@ -851,7 +854,8 @@ function fakeClock() {
 /** Under a fake clock: a first stream with an idle timer, being read, 1 ms after its start. */
 async function idleFirstStream(idleTimeoutMs: number) {
   const tick = fakeClock();
-  const w = wire();
+  // (An id first: the stream holds a cursor, so the idle timer's error is the body's error.)
+  const w = wire(ev(1));
   const g = guard(() => sseResponse(w), { idleTimeoutMs });
   const reading = readAll(await g.post());
   await tick(1);
@@ -1151,7 +1155,7 @@ describe('bounds on waiting for headers', () => {
         if (n++ === 0) return sseResponse(ev(1) + ev(2));
         throw new TypeError('fetch failed');
       }) as typeof fetch,
-      { onFailure: (e) => failures.push(e.code) },
+      { onFailure: (e) => failures.push(e.code), endCalls: 'error' },
     );
     await readAll(await f(URL_, { method: 'POST', body: CALL }));
     const e = await rejection(f(URL_, { headers: { 'last-event-id': '2' } }));
@@ -1208,7 +1212,7 @@ describe('the idle timer', () => {
   test("'network' restarts a timer that fired late (a blocked event loop); 'wall' does not", async () => {
     for (const idleClock of ['network', 'wall'] as const) {
       const tick = fakeClock();
-      const w = wire();
+      const w = wire(ev(1));
       const g = guard(() => sseResponse(w), { idleTimeoutMs: 100, idleClock });
       const reading = readAll(await g.post());
       await tick(1);
@@ -1218,7 +1222,7 @@ describe('the idle timer', () => {
       await new Promise((r) => setImmediate(r));
       if (idleClock === 'network') {
         expect(w.cancelled).toBeUndefined();
-        w.push(ev(1, RESULT));
+        w.push(ev(2, RESULT));
         w.end();
         expect((await reading).error).toBeNull();
       } else {
@@ -1535,7 +1539,7 @@ describe('more of the wire', () => {
     await tick(100);
     await new Promise((r) => setImmediate(r));
     expect(w.cancelled).toBeUndefined();
-    w.push(ev(1, RESULT));
+    w.push(ev(2, RESULT));
     w.end();
     expect((await reading).error).toBeNull();
   });
@@ -1664,7 +1668,7 @@ describe('edges a user relies on', () => {
           ? sseResponse(ev('zz'))
           : sseResponse(ev(9)),
     );
-    const f = continuityGuard(f0);
+    const f = continuityGuard(f0, { endCalls: 'error' });
     await readAll(await f(URL_, { method: 'POST', body: CALL }));
     expect(
       codeOf((await readAll(await f(URL_, { headers: { 'last-event-id': '1' } }))).error),
@@ -2030,11 +2034,11 @@ describe('times, timers and listeners', () => {
     vi.setSystemTime(Date.now() + 1_000); // the loop was blocked: the idle timer fires late
     // Right after it (same due time, set later), bytes come: before its restart has run.
     setTimeout(() => {
-      w.push(ev(1, RESULT));
+      w.push(ev(2, RESULT));
       w.end();
     }, 99);
     vi.advanceTimersByTime(99); // both timers in one turn: the restart waits for setImmediate
-    expect(await reading).toEqual({ text: ev(1, RESULT), error: null });
+    expect(await reading).toEqual({ text: ev(1) + ev(2, RESULT), error: null });
     await new Promise((r) => setImmediate(r));
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -2108,7 +2112,7 @@ describe('refusals, exactly', () => {
     const { fetch: f0 } = scriptedFetch((s) =>
       s.method === 'POST' ? sseResponse(ev(1) + ev(2) + ev(3)) : sseResponse(ev(6, RESULT)),
     );
-    const f = continuityGuard(f0);
+    const f = continuityGuard(f0, { endCalls: 'error' });
     await readAll(await f(URL_, { method: 'POST', body: CALL }));
     const { text, error } = await readAll(await f(URL_, { headers: { 'last-event-id': '3' } }));
     expect(codeOf(error)).toBe('skip');

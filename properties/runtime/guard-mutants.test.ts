@@ -16,7 +16,7 @@ const seed = announceSeed('properties/runtime/guard-mutants.test.ts');
 
 const CLIENT: Record<GuardMutantName, ClientKind> = {
   'non-sse-unjudged': 'v1',
-  'cursorless-retry-is-new': 'v2',
+  'cursorless-retry-is-new': 'v1',
   'comment-ends-first-check': 'direct',
   'budget-per-poll': 'direct',
   'follows-redirects': 'direct',

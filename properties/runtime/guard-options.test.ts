@@ -20,6 +20,7 @@ describe('configOf', () => {
       maxStreams: 10_000,
       maxEventBytes: 8 * 1024 * 1024,
       enforce: true,
+      endCalls: 'respond',
     });
   });
 
@@ -35,6 +36,7 @@ describe('configOf', () => {
       maxStreams: 2,
       maxEventBytes: 11,
       enforce: false,
+      endCalls: 'error' as const,
     };
     expect(configOf(given)).toEqual(given);
   });
@@ -80,6 +82,10 @@ describe('configOf', () => {
     [
       { maxStreams: Number.POSITIVE_INFINITY },
       'continuityGuard: maxStreams must be a number >= 1, got Infinity',
+    ],
+    [
+      { endCalls: 'reject' as 'error' },
+      `continuityGuard: endCalls must be 'respond' or 'error', got "reject"`,
     ],
   ])('%j is refused: %s', (options, message) => {
     expect(() => configOf(options)).toThrow(new RangeError(message));

@@ -16,10 +16,11 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { clientMachine, PENDING_STATES, type ClientStateName } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
-import { StreamResumptionError } from '../reference.js';
+import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import { engineFor, type MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
+import { settledResponse, settlementEvent, settlementResponse } from './call-settlement.js';
 import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
 import type { GuardMutantName } from './guard-mutants.js';
 import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
@@ -117,6 +118,12 @@ interface Track {
   failure: StreamResumptionError | null;
   /** The request it answers (method and params), to see the application re-issue it. */
   call: string | null;
+  /** The JSON-RPC request it answers, as sent (`null`: the standalone stream). */
+  request: Record<string, unknown> | null;
+  /** The `Last-Event-ID` of the current reconnect (`null`: none, or a reconnect without one). */
+  cursor: string | null;
+  /** The guard ended the call with its error response: later reconnects get a 405. */
+  settled: boolean;
   /** A reconnect was made on this track (decision lines follow reconnects only). */
   reconnected: boolean;
   /** `t` of the current episode's first reconnect. */
@@ -183,7 +190,7 @@ function ackFloor(ev: EventSourceMessage): number | undefined {
  * progress token there on every call), so that a re-issue of the same call is recognized.
  * `initialize` is reported as such: a new session re-issues everything.
  */
-function callOf(body: unknown): string | null {
+function callOf(body: unknown): { key: string; request: Record<string, unknown> } | null {
   if (typeof body !== 'string') return null;
   const m = parseJson(body) as { method?: unknown; id?: unknown; params?: unknown } | undefined;
   if (typeof m !== 'object' || m === null || typeof m.method !== 'string' || m.id === undefined) {
@@ -191,7 +198,7 @@ function callOf(body: unknown): string | null {
   }
   const { _meta, ...params } = (m.params ?? {}) as Record<string, unknown>;
   void _meta;
-  return `${m.method} ${JSON.stringify(params)}`;
+  return { key: `${m.method} ${JSON.stringify(params)}`, request: m as Record<string, unknown> };
 }
 
 /** A 3xx status. */
@@ -283,6 +290,46 @@ export function guardWith(
     if (at >= 0) list.splice(at, 1);
   };
 
+  /** What a failure reports of the track's call, and where its stream stood. */
+  const failedCall = (track: Track): FailedCall => {
+    const named = track.cursor ?? track.lastId;
+    const id = track.request?.id;
+    const method = track.request?.method;
+    return {
+      requestId: typeof id === 'string' || typeof id === 'number' ? id : null,
+      method: typeof method === 'string' ? method : null,
+      request: track.request,
+      stream: (named !== null ? readId(named)?.stream : undefined) ?? null,
+      cursor: track.reconnected ? track.cursor : null,
+      lastDelivered: track.lastId,
+    };
+  };
+
+  /**
+   * The failure that ends the track's call now, if the call still waits for its response and
+   * the guard enforces (`null`: nothing to end). It ends a call once: its later reconnects get
+   * a 405 ({@link settledResponse}).
+   */
+  const settlement = (track: Track, e: unknown): StreamResumptionError | null => {
+    if (!(e instanceof StreamResumptionError) || !enforce || cfg.endCalls !== 'respond')
+      return null;
+    if (track.request === null || track.completed || track.settled) return null;
+    track.settled = true;
+    return e;
+  };
+
+  /**
+   * The answer to a request of a failed track: the call's error response as a stream (the SDK
+   * rejects the call at once, and stops reconnecting), a 405 once the call was ended, or the
+   * error itself for a stream that owes no call (the standalone stream, or observe-only).
+   */
+  const failedAnswer = (track: Track, e: StreamResumptionError): Response => {
+    if (track.settled) return settledResponse();
+    const ending = settlement(track, e);
+    if (ending) return settlementResponse(ending);
+    throw e;
+  };
+
   /** Drops the cursor a track holds from `byLastId`, unless a later stream holds it now. */
   const forget = (track: Track) => {
     if (track.lastId !== null && byLastId.get(track.lastId) === track)
@@ -300,7 +347,7 @@ export function guardWith(
     remove(failed, track);
   };
 
-  const newTrack = (call: string | null): Track => {
+  const newTrack = (call: ReturnType<typeof callOf>): Track => {
     const track: Track = {
       id: nextTrackId++,
       snapshot: engine.initial(),
@@ -308,7 +355,10 @@ export function guardWith(
       completed: false,
       plain: false,
       failure: null,
-      call,
+      call: call?.key ?? null,
+      request: call?.request ?? null,
+      cursor: null,
+      settled: false,
       reconnected: false,
       episodeT: 0,
       held: false,
@@ -354,6 +404,7 @@ export function guardWith(
       ctx.reason?.text ?? 'continuity cannot be proven',
       ctx.reason?.code ?? 'unproven',
       state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
+      failedCall(track),
     );
     options.onFailure?.(error);
     return enforce ? fail(track, error) : null;
@@ -457,14 +508,32 @@ export function guardWith(
     byLastId.set(id, track);
   };
 
-  /** A stream ended or broke: a completed one is forgotten, an interrupted one is owed a reconnect. */
-  const streamEnded = (track: Track) => {
+  /**
+   * A stream ended or broke: a completed one is forgotten, an interrupted one is owed a
+   * reconnect. A request's stream that holds no cursor cannot be resumed (a 2026-07-28 server
+   * sends no ids; so does a 2025-11-25 server without an event store): for the machine that is
+   * a reconnect without a cursor, a failed resumption (rule 0), and the call it owed ends now
+   * (returned: the error to end it with) instead of waiting for a response that cannot come.
+   */
+  const streamEnded = (track: Track): StreamResumptionError | null => {
     track.giveUp = undefined;
-    if (track.failure) return;
-    if (track.completed) return free(track);
+    if (track.failure) return null;
+    if (track.completed) {
+      free(track);
+      return null;
+    }
     if (track.lastId !== null) waitingWithCursor.push(track);
     else if (track.plain) waitingPlain.push(track);
-    else free(track); // nothing names it: no reconnect can come for it
+    else if (enforce && track.request !== null) {
+      track.reconnected = true;
+      track.cursor = null;
+      track.episodeT = now();
+      const e = record(track, { type: 'reconnect', cursor: null });
+      // No GET can come for it (none names it): nothing to refuse later.
+      free(track);
+      return e;
+    } else free(track); // nothing names it: no reconnect can come for it
+    return null;
   };
 
   /**
@@ -500,6 +569,21 @@ export function guardWith(
     /** The first error wins; `null` (nothing went wrong) changes nothing. */
     const stop = (e: Error | null) => {
       failure ??= e;
+    };
+
+    /**
+     * Ends the body on its failure: with the call's error response and a clean end when the
+     * stream owed its call a response (the SDK rejects the call at once), else with the error.
+     */
+    const failWith = (controller: ReadableStreamDefaultController<Uint8Array>, e: unknown) => {
+      const ending = settlement(track, e);
+      if (!ending) return controller.error(e);
+      try {
+        controller.enqueue(encoder.encode(settlementEvent(ending)));
+        controller.close();
+      } catch {
+        // Already closed or errored (the caller cancelled the body): nothing is waiting.
+      }
     };
     const forward = (text: string) => out.push(text);
 
@@ -556,6 +640,8 @@ export function guardWith(
             const e = new StreamResumptionError(
               `event id ${JSON.stringify(ev.id)} carries no readable sequence: continuity cannot be proven`,
               'unproven',
+              'resumption-failed',
+              failedCall(track),
             );
             options.onFailure?.(e);
             return stop(fail(track, e));
@@ -605,7 +691,7 @@ export function guardWith(
       release();
       if (!failure) first();
       if (!failure) stop(record(track, { type: how }));
-      streamEnded(track);
+      stop(streamEnded(track));
     };
 
     // The caller aborts (the SDK closing its transport): the body is given up.
@@ -616,7 +702,7 @@ export function guardWith(
     track.giveUp = (e) => {
       stop(e);
       ended('disconnect'); // (failed: it records nothing)
-      controllerRef!.error(e);
+      failWith(controllerRef!, e);
       reader.cancel().catch(() => {});
     };
 
@@ -635,7 +721,7 @@ export function guardWith(
             if (failure) {
               ended('disconnect');
               reader.cancel().catch(() => {});
-              controller.error(failure);
+              failWith(controller, failure);
               return;
             }
             let idle: NodeJS.Timeout | undefined;
@@ -667,8 +753,9 @@ export function guardWith(
             try {
               result = await timed;
             } catch (e) {
+              if (isEnded && failure) return; // given up while the read was pending
               ended('disconnect');
-              controller.error(failure ?? e);
+              failWith(controller, failure ?? e);
               return;
             } finally {
               settled = true;
@@ -682,7 +769,8 @@ export function guardWith(
               if (!failure) stop(record(track, { type: 'idle-timeout' }));
               ended('disconnect');
               reader.cancel().catch(() => {});
-              controller.error(
+              failWith(
+                controller,
                 failure ?? new Error(`idle timeout: no bytes for ${cfg.idleTimeoutMs} ms`),
               );
               return;
@@ -691,7 +779,7 @@ export function guardWith(
               // (The flush completes no line, so nothing more is queued: `out` is empty here.)
               feed(decoder.decode());
               ended('end');
-              if (failure) controller.error(failure);
+              if (failure) failWith(controller, failure);
               else controller.close();
               return;
             }
@@ -757,14 +845,14 @@ export function guardWith(
     } catch (e) {
       if (isPending(track.snapshot)) {
         const err = record(track, { type: 'disconnect' });
-        if (err) throw err;
+        if (err) return failedAnswer(track, err);
       }
       throw e;
     }
     if (track.failure) {
       // The budget ran out while the headers were on their way.
       response.body?.cancel().catch(() => {});
-      throw track.failure;
+      return failedAnswer(track, track.failure);
     }
     const redirect =
       mutant === 'follows-redirects' ? isRedirectStatus(response.status) : isRedirect(response);
@@ -773,7 +861,7 @@ export function guardWith(
     const refused = (e: StreamResumptionError | null) => {
       if (!e) return response;
       response.body?.cancel().catch(() => {});
-      throw e;
+      return failedAnswer(track, e);
     };
     if (redirect) {
       // A redirect proves nothing about this server's log (rule 3); a runtime that hides the
@@ -814,11 +902,14 @@ export function guardWith(
       const error = new StreamResumptionError(
         `cursor ${JSON.stringify(lastEventId)} carries no readable sequence: continuity cannot be proven`,
         'unproven',
+        'resumption-failed',
+        failedCall(track),
       );
       options.onFailure?.(error);
       return enforce ? fail(track, error) : null;
     }
     track.reconnected = true;
+    track.cursor = lastEventId;
     const t = now();
     if (!keepsBudget || mutant === 'budget-per-poll') track.episodeT = t;
     const e = record(track, {
@@ -869,7 +960,7 @@ export function guardWith(
     method: string,
     input: Input,
     init: RequestInit | undefined,
-    call: string | null,
+    call: ReturnType<typeof callOf>,
     plain: boolean,
   ) => {
     admit();
@@ -909,7 +1000,7 @@ export function guardWith(
       const call = callOf(init?.body);
       // The application re-issued a failed call (or started a new session): its stream is free.
       for (const t of [...failed])
-        if (call !== null && (call.startsWith('initialize ') || t.call === call)) free(t);
+        if (call !== null && (call.key.startsWith('initialize ') || t.call === call.key)) free(t);
       return open(method, input, init, call, false);
     }
     if (method !== 'GET') return fetchFn(input, init);
@@ -917,30 +1008,31 @@ export function guardWith(
       const known = byLastId.get(lastEventId);
       if (known?.failure) {
         const read = readId(lastEventId);
-        throw refuse(known, read?.seq ?? null, read?.stream);
+        return failedAnswer(known, refuse(known, read?.seq ?? null, read?.stream));
       }
       if (!known) admit();
       const track = known ?? unseen(lastEventId);
       const e = reconnect(track, lastEventId);
-      if (e) throw e;
+      if (e) return failedAnswer(track, e);
       // A reconnect that failed the stream returned its error (failures are only set when
       // enforcing); and `resume` refuses a track failed while the headers were on their way.
       return resume(track, input, init);
     }
     // A GET without Last-Event-ID.
     const lastFailed = mutant === 'cursorless-retry-is-new' ? undefined : failed[failed.length - 1];
-    if (lastFailed) throw refuse(lastFailed, null);
+    if (lastFailed) return failedAnswer(lastFailed, refuse(lastFailed, null));
     const plain = waitingPlain.shift();
     if (plain) free(plain);
     else if (waitingWithCursor.length > 0) {
       // A reconnect that dropped the cursor of an interrupted stream (rule 0).
       const track = waitingWithCursor.pop()!;
       const e0 = close(track, false);
-      if (e0) throw e0;
+      if (e0) return failedAnswer(track, e0);
       track.reconnected = true;
+      track.cursor = null;
       track.episodeT = now();
       const e = record(track, { type: 'reconnect', cursor: null });
-      if (e) throw e;
+      if (e) return failedAnswer(track, e);
     }
     return open(method, input, init, null, true);
   }

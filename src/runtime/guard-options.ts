@@ -91,6 +91,16 @@ export interface ContinuityGuardOptions {
    * decisions and the trace, change nothing), as a bare client behaves.
    */
   enforce?: boolean;
+  /**
+   * `'respond'` (default): when a stream that owes its request a response fails, the guard ends
+   * the call at once with a JSON-RPC error response for the request's id
+   * (code `RESUMPTION_ERROR_CODE`, -32030; `data` names the outcome, the reason, the stream, the
+   * cursor and the last id delivered), so the SDK rejects the pending `callTool` immediately and
+   * stops reconnecting; later reconnects of that stream get a 405. `'error'`: the stream's body
+   * errors (or the fetch rejects) with the {@link StreamResumptionError} instead, for a client
+   * that handles the error itself (the SDKs do not: their call waits for its request timeout).
+   */
+  endCalls?: 'respond' | 'error';
   /** Called with every escalation (also when `enforce` is false). */
   onFailure?: (error: StreamResumptionError) => void;
   /** Called with every decision about a reconnect. */
@@ -118,6 +128,7 @@ export interface GuardConfig {
   maxStreams: number;
   maxEventBytes: number;
   enforce: boolean;
+  endCalls: 'respond' | 'error';
 }
 
 /**
@@ -164,5 +175,13 @@ export function configOf(options: ContinuityGuardOptions): GuardConfig {
     maxStreams: bounded('maxStreams', options.maxStreams, 10_000, 1),
     maxEventBytes: bounded('maxEventBytes', options.maxEventBytes, 8 * 1024 * 1024, 1),
     enforce: options.enforce ?? true,
+    endCalls: endCallsOf(options.endCalls),
   };
+}
+
+function endCallsOf(v: unknown): 'respond' | 'error' {
+  if (v === undefined || v === 'respond' || v === 'error') return v ?? 'respond';
+  throw new RangeError(
+    `continuityGuard: endCalls must be 'respond' or 'error', got ${JSON.stringify(v)}`,
+  );
 }
