@@ -201,6 +201,10 @@ function callOf(body: unknown): { key: string; request: Record<string, unknown> 
   return { key: `${m.method} ${JSON.stringify(params)}`, request: m as Record<string, unknown> };
 }
 
+/** Why a request's stream that ended without its response and without an id fails its call. */
+const CURSORLESS_END =
+  'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it; re-issue the call as a new request';
+
 /** A 3xx status. */
 function isRedirectStatus(status: number): boolean {
   return status >= 300 && status < 400;
@@ -380,7 +384,7 @@ export function guardWith(
    * Feeds one observation to the track's machine; reports decisions; returns the error to raise
    * when the machine escalated (only when enforcing).
    */
-  const decide = (track: Track, o: Observation): StreamResumptionError | null => {
+  const decide = (track: Track, o: Observation, why?: string): StreamResumptionError | null => {
     const prev = stateOf(track.snapshot);
     track.snapshot = engine.step(track.snapshot, o);
     const state = stateOf(track.snapshot);
@@ -401,7 +405,7 @@ export function guardWith(
     }
     if (!escalated) return null;
     const error = new StreamResumptionError(
-      ctx.reason?.text ?? 'continuity cannot be proven',
+      why ?? ctx.reason?.text ?? 'continuity cannot be proven',
       ctx.reason?.code ?? 'unproven',
       state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
       failedCall(track),
@@ -432,6 +436,7 @@ export function guardWith(
     track: Track,
     line: Exclude<TraceLine, { type: 'decision' }>,
     extra: Record<string, unknown> = {},
+    why?: string,
   ): StreamResumptionError | null => {
     const t = now();
     if (overBudget(track, t)) {
@@ -444,7 +449,7 @@ export function guardWith(
       const outcome = line.status === 200 ? 'resumed' : 'resumption-failed';
       emit(track, { type: 'decision', outcome });
     }
-    return decide(track, observationOf(line) as Observation);
+    return decide(track, observationOf(line) as Observation, why);
   };
 
   /**
@@ -515,7 +520,7 @@ export function guardWith(
    * a reconnect without a cursor, a failed resumption (rule 0), and the call it owed ends now
    * (returned: the error to end it with) instead of waiting for a response that cannot come.
    */
-  const streamEnded = (track: Track): StreamResumptionError | null => {
+  const streamEnded = (track: Track, abandoned = false): StreamResumptionError | null => {
     track.giveUp = undefined;
     if (track.failure) return null;
     if (track.completed) {
@@ -524,11 +529,11 @@ export function guardWith(
     }
     if (track.lastId !== null) waitingWithCursor.push(track);
     else if (track.plain) waitingPlain.push(track);
-    else if (enforce && track.request !== null) {
+    else if (enforce && track.request !== null && !abandoned) {
       track.reconnected = true;
       track.cursor = null;
       track.episodeT = now();
-      const e = record(track, { type: 'reconnect', cursor: null });
+      const e = record(track, { type: 'reconnect', cursor: null }, {}, CURSORLESS_END);
       // No GET can come for it (none names it): nothing to refuse later.
       free(track);
       return e;
@@ -598,6 +603,13 @@ export function guardWith(
      */
     const refusedElsewhere = () => stop(track.failure); // (only set when enforcing)
 
+    /** The response arrived: nothing more is owed, no reconnect can come for this stream. */
+    const responded = (ev: EventSourceMessage) => {
+      if (!isResponseMessage(ev.data)) return;
+      track.completed = true;
+      if (!track.plain) free(track);
+    };
+
     const parser = createParser({
       maxBufferSize: cfg.maxEventBytes,
       onError: (err) => {
@@ -629,10 +641,13 @@ export function guardWith(
         if (failure) return;
         if (floor !== undefined) return forward(serialize(ev));
         if (!ev.id) {
-          // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6).
+          // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6). It may
+          // be the response itself (a 2026-07-28 server sends no ids).
           stop(record(track, { type: 'event' }));
-          if (!failure) forward(serialize(ev));
-          return;
+          if (failure) return;
+          // (The standalone stream stays followed until it ends: it reconnects without a cursor.)
+          if (!track.plain) responded(ev);
+          return forward(serialize(ev));
         }
         const read = readId(ev.id);
         if (read === null) {
@@ -667,11 +682,7 @@ export function guardWith(
         }
         if (failure) return;
         remember(track, ev.id);
-        if (isResponseMessage(ev.data)) {
-          track.completed = true;
-          // Nothing more is owed: no reconnect can come for this stream.
-          if (!track.plain) free(track);
-        }
+        responded(ev);
         forward(serialize(ev));
       },
     });
@@ -691,11 +702,16 @@ export function guardWith(
       release();
       if (!failure) first();
       if (!failure) stop(record(track, { type: how }));
-      stop(streamEnded(track));
+      stop(streamEnded(track, abandoned));
     };
 
+    /** The application gave the body up (an abort, a cancel): no call is waiting on it. */
+    let abandoned = false;
     // The caller aborts (the SDK closing its transport): the body is given up.
-    const abort = () => void reader.cancel(signal!.reason).catch(() => {});
+    const abort = () => {
+      abandoned = true;
+      reader.cancel(signal!.reason).catch(() => {});
+    };
     signal?.addEventListener('abort', abort, { once: true });
     const release = () => signal?.removeEventListener('abort', abort);
 
@@ -787,6 +803,7 @@ export function guardWith(
           }
         },
         cancel(reason) {
+          abandoned = true;
           ended('disconnect');
           return reader.cancel(reason);
         },

@@ -22,7 +22,13 @@ export {
   type IdReader,
 } from './continuity-guard.js';
 export * from './replay-fence.js';
-export { StreamResumptionError } from '../reference.js';
+export { StreamResumptionError, type FailedCall } from '../reference.js';
+export {
+  RESUMPTION_ERROR_CODE,
+  resumptionFailureOf,
+  type ResumptionErrorData,
+} from './call-settlement.js';
+export * from './reissue.js';
 export * from './task-event-log.js';
 export * from './task-stream-handler.js';
 export * from './task-stream-fetch.js';
