@@ -4,7 +4,7 @@
  * new session when the old one was lost. Only an application knows whether its tool may run
  * twice, so it says so; otherwise the failure is surfaced for it to report a partial result.
  */
-import { StreamResumptionError } from '../reference.js';
+import type { StreamResumptionError } from '../reference.js';
 import { resumptionFailureOf } from './call-settlement.js';
 
 /** How {@link reissueOnce} may re-issue a call whose resumption failed. */
