@@ -32,13 +32,15 @@ export interface CallScenario {
   era?: '2025-11-25' | '2026-07-28';
   /** How the call's stream ends after its two notifications (default: a reset). */
   ending?: 'destroy' | 'end';
+  /** A later `tools/call` (a re-issue) is answered at once with its result (default: as the first). */
+  again?: 'answer';
 }
 
 /** A running server. */
 export interface CallServer {
   url: string;
-  /** Every request: method, JSON-RPC method (POST) and `Last-Event-ID` (GET). */
-  seen: { method: string; rpc?: string; lastEventId?: string; t: number }[];
+  /** Every request: method, JSON-RPC method and id (POST) and `Last-Event-ID` (GET). */
+  seen: { method: string; rpc?: string; id?: unknown; lastEventId?: string; t: number }[];
   /** When the server answered the resume GET (`Date.now()`), once it has. */
   resumedAt(): number | undefined;
   /** When the call's stream broke (`Date.now()`). */
@@ -73,6 +75,7 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
       return void res.writeHead(400).end();
     }
     seen[seen.length - 1]!.rpc = m.method;
+    seen[seen.length - 1]!.id = m.id;
     if (m.id === undefined) return void res.writeHead(202).end();
     const json = (result: unknown, extra: Record<string, string> = {}) =>
       void res
@@ -99,7 +102,14 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
     if (m.method !== 'tools/call') {
       return json({ error: { code: -32601, message: `Method not found: ${m.method}` } });
     }
+    const first = callId === undefined;
     callId = m.id;
+    if (!first && s.again === 'answer') {
+      res.writeHead(200, SSE);
+      return void res.end(
+        event(modern ? null : 11, { jsonrpc: '2.0', id: m.id, result: { content: [] } }),
+      );
+    }
     res.writeHead(200, SSE);
     res.flushHeaders();
     res.write(event(modern ? null : 1, progress(1)) + event(modern ? null : 2, progress(2)));

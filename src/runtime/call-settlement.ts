@@ -21,6 +21,8 @@ export interface ResumptionErrorData {
   outcome: Extract<Outcome, 'resumption-failed' | 'session-lost'>;
   /** The reason code (the model's: `skip`, `no-response`, `bad-status`, `session-gone`, …). */
   code: ReasonCode;
+  /** The reason in words (the error's `message` without the outcome in front). */
+  reason: string;
   stream: string | null;
   /** The `Last-Event-ID` of the failing reconnect (`null`: it carried none). */
   cursor: string | null;
@@ -37,6 +39,7 @@ export function settlementOf(error: StreamResumptionError): Record<string, unkno
   const data: ResumptionErrorData = {
     outcome: error.outcome,
     code: error.code,
+    reason: error.message,
     stream: call?.stream ?? null,
     cursor: call?.cursor ?? null,
     lastDelivered: call?.lastDelivered ?? null,
@@ -50,9 +53,23 @@ export function settlementOf(error: StreamResumptionError): Record<string, unkno
   };
 }
 
-/** The SSE text of one event carrying the call's error response (no id: it names no cursor). */
-export function settlementEvent(error: StreamResumptionError): string {
-  return `data: ${JSON.stringify(settlementOf(error))}\n\n`;
+/**
+ * The prefix of the id the guard gives the event that ends a call. SDK 1.x reconnects after a
+ * stream whose last message was an error response (it stops only after a result), with the
+ * stream's last id as `Last-Event-ID`: this id makes that reconnect the guard's own, answered
+ * 405 without a request, instead of a cursor-less GET that could be taken for another stream
+ * dropping its cursor.
+ */
+export const SETTLED_ID_PREFIX = 'mcpr-call-ended-';
+
+/** `true` for a `Last-Event-ID` that names an event the guard sent to end a call. */
+export function isSettledId(id: string): boolean {
+  return id.startsWith(SETTLED_ID_PREFIX);
+}
+
+/** The SSE text of the event carrying the call's error response; `n` makes its id unique. */
+export function settlementEvent(error: StreamResumptionError, n: number): string {
+  return `id: ${SETTLED_ID_PREFIX}${n}\ndata: ${JSON.stringify(settlementOf(error))}\n\n`;
 }
 
 /**
@@ -60,8 +77,8 @@ export function settlementEvent(error: StreamResumptionError): string {
  * the SDK for a refusal that had no body of its own (a 405, a 404, a redirect, a reconnect the
  * guard refused before sending it).
  */
-export function settlementResponse(error: StreamResumptionError): Response {
-  return new Response(settlementEvent(error), {
+export function settlementResponse(error: StreamResumptionError, n: number): Response {
+  return new Response(settlementEvent(error, n), {
     status: 200,
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
   });
@@ -106,7 +123,12 @@ export function resumptionFailureOf(error: unknown): StreamResumptionError | nul
     cursor: text(d.cursor),
     lastDelivered: text(d.lastDelivered),
   };
-  const message = typeof error.message === 'string' ? error.message : 'resumption failed';
+  const message =
+    typeof d.reason === 'string'
+      ? d.reason
+      : typeof error.message === 'string'
+        ? error.message
+        : 'resumption failed';
   return new StreamResumptionError(
     message,
     (typeof d.code === 'string' ? d.code : 'unproven') as ReasonCode,

@@ -20,7 +20,12 @@ import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import { engineFor, type MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
-import { settledResponse, settlementEvent, settlementResponse } from './call-settlement.js';
+import {
+  isSettledId,
+  settledResponse,
+  settlementEvent,
+  settlementResponse,
+} from './call-settlement.js';
 import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
 import type { GuardMutantName } from './guard-mutants.js';
 import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
@@ -330,7 +335,7 @@ export function guardWith(
   const failedAnswer = (track: Track, e: StreamResumptionError): Response => {
     if (track.settled) return settledResponse();
     const ending = settlement(track, e);
-    if (ending) return settlementResponse(ending);
+    if (ending) return settlementResponse(ending, track.id);
     throw e;
   };
 
@@ -584,7 +589,7 @@ export function guardWith(
       const ending = settlement(track, e);
       if (!ending) return controller.error(e);
       try {
-        controller.enqueue(encoder.encode(settlementEvent(ending)));
+        controller.enqueue(encoder.encode(settlementEvent(ending, track.id)));
         controller.close();
       } catch {
         // Already closed or errored (the caller cancelled the body): nothing is waiting.
@@ -1022,6 +1027,8 @@ export function guardWith(
     }
     if (method !== 'GET') return fetchFn(input, init);
     if (lastEventId) {
+      // The SDK reconnecting after the event that ended its call: nothing to send.
+      if (isSettledId(lastEventId) && enforce) return settledResponse();
       const known = byLastId.get(lastEventId);
       if (known?.failure) {
         const read = readId(lastEventId);
