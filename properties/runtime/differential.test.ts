@@ -6,9 +6,11 @@
  * StateFreed (direct client: it sees the retry values and ends every body itself).
  */
 import { test } from '@fast-check/vitest';
+import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import { announceSeed, runs } from '../support/seed.js';
 import { runGuarded, type ClientKind } from './run-guarded.js';
+import { runGuardedCall } from './run-guarded-call.js';
 import { scenario } from './scenario.js';
 
 const seed = announceSeed('properties/runtime/differential.test.ts');
@@ -24,3 +26,36 @@ describe.each(Object.keys(RUNS) as ClientKind[])('the guard around the %s client
     },
   );
 });
+
+describe.each(['v1', 'v2'] as const)('Client.callTool of SDK %s through the guard', (kind) => {
+  const latencies: number[] = [];
+  test.prop([scenario], { seed, numRuns: runs(8), endOnFailure: true })(
+    'NoSilentGap, GuardAgreesWithOracle, CallSettles (a failed stream rejects its call at once)',
+    async (s) => {
+      const { broken, settledAfterMs } = await runGuardedCall(kind, s);
+      if (settledAfterMs !== null) latencies.push(settledAfterMs);
+      expect(broken).toEqual([]);
+    },
+  );
+  test('the settling times (printed, not asserted)', () => {
+    const sorted = [...latencies].sort((a, b) => a - b);
+    console.log(
+      `[differential ${kind}] calls ended by the guard: ${sorted.length}; ms from the failure to the rejection: ${sorted.join(', ') || 'none'}`,
+    );
+  });
+});
+
+test('CallSettles finds the guard that decides right but leaves the call waiting (endCalls: error)', async () => {
+  const result = await fc.check(
+    fc.asyncProperty(scenario, async (s) => {
+      const { broken } = await runGuardedCall('v2', s, { endCalls: 'error' });
+      if (broken.length > 0) throw new Error(broken.map((b) => `${b.claim}: ${b.why}`).join('\n'));
+    }),
+    { seed, numRuns: runs(50), endOnFailure: true },
+  );
+  expect(result.failed, `the mutant survived ${result.numRuns} runs (seed ${seed})`).toBe(true);
+  expect(String(result.errorInstance)).toContain('CallSettles');
+  console.log(
+    `[mutant endCalls:error] killed after ${result.numRuns} runs: ${String(result.errorInstance)}`,
+  );
+}, 60_000);

@@ -33,6 +33,9 @@ export interface Seen {
   method: string;
   lastEventId: string | undefined;
   path: string;
+  /** A POST's JSON-RPC method and id, when its body is one JSON-RPC message. */
+  rpc?: string;
+  id?: unknown;
 }
 
 /** A running hostile server. */
@@ -102,6 +105,13 @@ export async function hostile(
         lastEventId: req.headers['last-event-id'] as string | undefined,
         path: req.url ?? '/',
       };
+      try {
+        const m = JSON.parse(body) as { method?: unknown; id?: unknown };
+        if (typeof m.method === 'string') s.rpc = m.method;
+        s.id = m.id;
+      } catch {
+        // not JSON: no method to note
+      }
       seen.push(s);
       if (method === 'POST' && !body.includes('"id"')) return void res.writeHead(202).end();
       play(res, answer(method, counts[method]++, s)).catch(() => res.socket?.destroy());

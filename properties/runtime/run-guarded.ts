@@ -24,7 +24,8 @@ export type ClientKind = SdkKind | 'direct';
 export const RETRY_RANGE = { min: 10, max: 100 } as const;
 
 /** The claims' names. */
-export type Claim = 'NoSilentGap' | 'GuardAgreesWithOracle' | 'RetryInRange' | 'StateFreed';
+export type Claim =
+  'NoSilentGap' | 'GuardAgreesWithOracle' | 'RetryInRange' | 'StateFreed' | 'CallSettles';
 
 /** A claim broken, in words. */
 export interface Broken {

@@ -294,8 +294,27 @@ export async function playServers(s: Scenario): Promise<Servers> {
       steps: [{ write: event('s1', c + 1, message(c + 1, s.owed, 'elsewhere')) }, { end: true }],
     };
   });
-  const main = await hostile((method, n, seen): Answer => {
+  /** The call was sent: GETs from then on are the scenario's. */
+  let called = false;
+  let gets = 0;
+  const main = await hostile((method, _n, seen): Answer => {
+    if (seen.rpc === 'initialize') {
+      // An SDK `Client` connects first (the transport-level runs send the call at once).
+      const result = {
+        protocolVersion: '2025-11-25',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'hostile', version: '1.0.0' },
+      };
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'mcp-session-id': 'hostile-session' },
+        steps: [{ write: JSON.stringify({ jsonrpc: '2.0', id: seen.id, result }) }, { end: true }],
+      };
+    }
+    // A Client's standalone GET, before the call: no stream here.
+    if (method === 'GET' && !called) return { status: 405, steps: [{ end: true }] };
     if (method === 'POST') {
+      called = true;
       return {
         status: 200,
         headers: SSE_HEADERS,
@@ -305,7 +324,7 @@ export async function playServers(s: Scenario): Promise<Servers> {
         ],
       };
     }
-    const g = s.gets[n];
+    const g = s.gets[gets++];
     if (!g) return { status: 404, steps: [{ end: true }] };
     const c = seqOf(seen.lastEventId) ?? s.firstSends;
     const headers: Record<string, string> = g.contentType ? { 'content-type': g.contentType } : {};
