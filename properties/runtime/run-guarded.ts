@@ -90,6 +90,7 @@ export async function runGuarded(
   kind: ClientKind,
   s: Scenario,
   mutant?: GuardMutantName,
+  extra: ContinuityGuardOptions = {},
 ): Promise<RunResult> {
   const servers = await playServers(s);
   const traces = new Map<number, GuardTraceLine[]>();
@@ -107,6 +108,7 @@ export async function runGuarded(
       lines.push(line);
       traces.set(stream, lines);
     },
+    ...extra,
   };
   const fetchFn = mutant ? mutantGuard(fetch, options, mutant) : continuityGuard(fetch, options);
   let messages: Record<string, unknown>[];
