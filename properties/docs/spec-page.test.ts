@@ -103,3 +103,17 @@ describe('docs/spec-changes.md agrees with the recorded conformance run', () => 
     }
   });
 });
+
+describe('reproducing the evidence of docs/spec-changes.md changes no file (D8)', () => {
+  test('no command in its shell blocks writes a doc', () => {
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    const writers: string[] = [];
+    for (const m of read('docs/spec-changes.md').matchAll(/```sh\n([\s\S]*?)```/g))
+      for (const line of m[1]!.split('\n')) {
+        const run = /^npm run (\S+)/.exec(line.trim());
+        const cmd = run ? (pkg.scripts[run[1]!] ?? '') : line;
+        if (/--write\b|--docs\b|--manifest\b/.test(cmd)) writers.push(line.trim());
+      }
+    expect(writers).toEqual([]);
+  });
+});
