@@ -21,7 +21,7 @@ import {
   worldAt,
   type Session,
 } from '../../src/playground/session.js';
-import { foldIds, viewOf } from '../../src/playground/view.js';
+import { foldIds, serverFacts, viewOf } from '../../src/playground/view.js';
 import { formatWorldString, subjectOf } from '../../src/world-string.js';
 import { announceSeed } from '../support/seed.js';
 import { recordedArb } from '../world/recorded.js';
@@ -95,6 +95,20 @@ describe('playground sessions', () => {
       'Delivery n/a',
     ]);
     expect(foldIds([1, 2, 3, 5, 7, 8])).toBe('1..3, 5, 7..8');
+  });
+
+  const EMIT = { kind: 'Emit', stream: 'tool' } as const;
+  test('the server panel says the tool finished once it emitted its result, never running (A10)', () => {
+    const sc = SEED_SCENARIOS.find((x) => x.name === 'seven-minute-stall')!;
+    const cfg = { ...sc.cfg, N: 2 };
+    const s = newSession({ cfg, commands: [EMIT, EMIT], client: 'model' }, true);
+    const early = viewOf(worldAt(seek(s, 1))).server;
+    expect(early.toolEvents).toBeLessThan(early.N);
+    expect(serverFacts(early)).toMatch(/, tool running \(/);
+    const end = viewOf(worldAt(seek(s, stepCount(s)))).server;
+    expect(end.toolEvents).toBe(end.N);
+    expect(serverFacts(end)).toMatch(/, tool finished \(\d+ of \d+ events emitted\)/);
+    expect(serverFacts({ ...end, toolEvents: 0, toolAlive: false })).toMatch(/, tool dead \(/);
   });
 });
 

@@ -97,6 +97,19 @@ export function foldIds(ids: readonly number[]): string {
 export const LIVE_CLAIMS: ReadonlySet<string> = new Set(['NoUnprovenAcceptance']);
 
 /**
+ * The server panel's line. The tool is `finished` once it emitted its N-th event (the result),
+ * `running` before that, and `dead` when a restart killed it first: a finished tool is not
+ * running (issue 32, A10).
+ */
+export function serverFacts(s: WorldView['server']): string {
+  const tool = s.toolEvents >= s.N ? 'finished' : s.toolAlive ? 'running' : 'dead';
+  return (
+    `session ${s.epoch} ${s.sessionKnown ? 'known' : 'lost'}, tool ${tool} ` +
+    `(${s.toolEvents} of ${s.N} events emitted), ${s.connected ? 'connected' : 'not connected'}`
+  );
+}
+
+/**
  * The view of `w`. `finished`: the world has had its epilogue, so every claim is judged as the
  * CLI judges it; otherwise only the {@link LIVE_CLAIMS} are, and the rest are pending.
  */

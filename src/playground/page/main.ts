@@ -41,7 +41,7 @@ import {
   type Session,
 } from '../session.js';
 import { subjectOf } from '../../world-string.js';
-import { viewOf, type WorldView } from '../view.js';
+import { serverFacts, viewOf, type WorldView } from '../view.js';
 import { wireTracePanel } from './trace-panel.js';
 
 /** Mermaid's browser build, loaded by its own script tag before this one. */
@@ -194,9 +194,7 @@ function render(): void {
     v.outcome === null ? 'no decision yet' : `last decision: ${v.outcome}: ${v.reason ?? ''}`;
   $('time').textContent = `virtual time ${v.time}`;
   const s = v.server;
-  $('server-facts').textContent =
-    `session ${s.epoch} ${yes(s.sessionKnown, 'known', 'lost')}, tool ${yes(s.toolAlive, 'running', 'dead')} ` +
-    `(${s.toolEvents} of ${s.N} events emitted), ${yes(s.connected, 'connected', 'not connected')}`;
+  $('server-facts').textContent = serverFacts(s);
   $('ring').innerHTML = ringHtml(v, delivered);
   $('ring-facts').textContent =
     `ring of ${s.depth ?? 'unbounded'}: ${s.floor > s.head ? `holds nothing, head ${s.head}` : `floor ${s.floor}, head ${s.head}`}` +
