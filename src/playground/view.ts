@@ -160,3 +160,41 @@ export function viewOf(w: World, finished = true): WorldView {
     }),
   };
 }
+
+/** A row of the timeline as the page lays it out: a numbered line, or a note across it. */
+export type TimelineRow =
+  | { kind: 'head' | 'line'; cells: [string, string, string, string, string, string] }
+  | { kind: 'note'; text: string };
+
+/**
+ * The CLI's timeline lines (fixed-width text: `#`, time, actor, action, client state, cursor)
+ * as table rows, so that the page can wrap the action and keep the client state and the
+ * cursor in view at any width instead of scrolling sideways (issue 32, C2). The first three
+ * columns are read at the header's offsets; the state and the cursor are a line's last two
+ * words (an action longer than its column pushes them right, never splits them).
+ */
+export function timelineRows(lines: readonly string[]): TimelineRow[] {
+  const header = lines.findIndex((l) => /^\s*#\s+time\s+actor\s+action\s/.test(l));
+  if (header < 0) return lines.map((text) => ({ kind: 'note', text: text.trim() }));
+  const h = lines[header]!;
+  const at = (word: string) => h.indexOf(word);
+  const [timeAt, actorAt, actionAt] = [at('time'), at('actor'), at('action')];
+  return lines.map((line, i): TimelineRow => {
+    if (i === header)
+      return { kind: 'head', cells: ['#', 'time', 'actor', 'action', 'client state', 'cursor'] };
+    const tail = /\s(\S+)\s+(\S+)\s*$/.exec(line);
+    if (i < header || !/^\s*\d/.test(line) || tail === null || tail.index < actionAt)
+      return { kind: 'note', text: line.trim() };
+    return {
+      kind: 'line',
+      cells: [
+        line.slice(0, timeAt).trim(),
+        line.slice(timeAt, actorAt).trim(),
+        line.slice(actorAt, actionAt).trim(),
+        line.slice(actionAt, tail.index).trim(),
+        tail[1]!,
+        tail[2]!,
+      ],
+    };
+  });
+}
