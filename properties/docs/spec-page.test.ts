@@ -117,3 +117,18 @@ describe('reproducing the evidence of docs/spec-changes.md changes no file (D8)'
     expect(writers).toEqual([]);
   });
 });
+
+describe('the evidence commands of docs/spec-changes.md judge a corpus trace as its expected report does (A4)', () => {
+  test('each `check` of a corpus trace carries the arguments the trace is judged with', () => {
+    const cmds = [...read('docs/spec-changes.md').matchAll(/^npx mcp-resumption check (.*)$/gm)];
+    expect(cmds.length).toBeGreaterThan(5);
+    for (const [line, rest] of cmds) {
+      const name = /properties\/corpus\/([\w-]+)\.jsonl/.exec(rest!)?.[1];
+      if (name === undefined) continue;
+      const expected = JSON.parse(read(`properties/corpus/${name}.expected.json`)) as {
+        args?: string[];
+      };
+      for (const arg of expected.args ?? []) expect(rest!.split(/\s+/), line).toContain(arg);
+    }
+  });
+});
