@@ -76,6 +76,13 @@ export const clientSetup = setup({
     /** Id-less data is delivered, and the cursor can no longer name everything delivered. */
     acceptData: assign({ idless: true }),
     /**
+     * An event delivered after a failed reconnect, on the stream whose reconnect failed: the
+     * machine no longer judges that stream, but the event was delivered after any id-less data,
+     * so it ends the taint (rule 0.3, in delivery order: whatever its id, a counter that
+     * restarted lower included). The cursor is the next reconnect's to claim.
+     */
+    clearTaint: assign({ idless: false }),
+    /**
      * A new reconnect: the cursor it carries is the one to be proven. Any id-less data was
      * delivered before that cursor (else rule 0 failed the reconnect), so the taint is gone.
      */
@@ -262,7 +269,11 @@ export const clientMachineConfig = {
     },
     resumptionFailed: {
       description: 'continuity cannot be proven: escalate (re-issue or surface a partial result)',
-      on: { RECONNECT, OPEN },
+      on: {
+        RECONNECT,
+        OPEN,
+        EVENT: { actions: 'clearTaint' },
+      },
     },
     sessionLost: {
       description: '404/410: re-initialize',

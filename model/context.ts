@@ -15,10 +15,10 @@ export interface ClientContext {
   /** Session epoch the current stream was opened under (from OPEN). */
   epoch: string | null;
   /**
-   * Data without an id was delivered after the cursor: no `Last-Event-ID` can name it, so no
-   * reconnect with that cursor (or an earlier one) can prove it is replayed or skipped; an event
-   * with an id after the data clears it, and a reconnect whose cursor is past `cursor` names
-   * such an event (`idlessSinceCursor`).
+   * Data without an id was delivered and no event since (rule 0.3, in delivery order): no
+   * `Last-Event-ID` can name it, so no reconnect can prove it is replayed or skipped. The next
+   * event delivered clears it, on an accepted stream or on a stream whose reconnect failed
+   * (`idlessSinceCursor`).
    */
   idless: boolean;
   /** Replay floor declared by the latest response, if any. */

@@ -75,15 +75,14 @@ export function noCursor(_ctx: ClientContext, ev: ReconnectObservation): boolean
 }
 
 /**
- * Rule 0: data without an id was delivered after the reconnect's cursor: the cursor cannot
- * name it. The data came after event `ctx.cursor` (the last id the machine accepted), so only
- * a cursor at or before that id is tainted; a cursor past it names an event the client received
- * after the data (on the stream whose reconnect failed, which the machine no longer follows),
- * and is judged by rules 1-7 like any other. With no id accepted before the data, every cursor
- * is tainted.
+ * Rule 0.3: data without an id was delivered and no event since: no cursor can name it. The
+ * taint is kept in delivery order (`idless` is set by the data and cleared by the next event
+ * delivered, on an accepted stream or on the stream whose reconnect failed), never by comparing
+ * ids: after a failed reconnect a server may number again from 1, and an event 3 delivered
+ * after the data names it although 3 is below the cursor before the data.
  */
-export function idlessSinceCursor(ctx: ClientContext, ev: ReconnectObservation): boolean {
-  return ctx.idless && (ctx.cursor === null || (ev.cursor ?? 0) <= ctx.cursor);
+export function idlessSinceCursor(ctx: ClientContext, _ev: ReconnectObservation): boolean {
+  return ctx.idless;
 }
 
 /** Only a 200 opens a stream. */

@@ -131,15 +131,24 @@ function decisionNotes(r: ReconnectReport): string[] {
   // The report's reason is the verdict in words, then the machine's reason after a colon.
   const colon = r.reason.indexOf(': ');
   const why = colon < 0 ? r.reason : r.reason.slice(colon + 2);
-  const notes = [noteClient(`oracle: ${r.expected}${rule}, ${why}`)];
-  if (r.verdict !== 'ok' && r.verdict !== 'unchecked')
-    notes.push(noteClient(`verdict on the implementation: ${r.verdict}`));
-  return notes;
+  return [noteClient(`oracle: ${r.expected}${rule}, ${why}`)];
+}
+
+/**
+ * The verdict note of `r`, when the implementation was wrong, and the line it follows: the
+ * implementation's decision, or the oracle's if that comes later. A verdict is drawn after
+ * the decision it judges, never before it (issue 32, C7).
+ */
+function verdictNote(r: ReconnectReport): { at: number; note: string } | null {
+  if (r.verdict === 'ok' || r.verdict === 'unchecked') return null;
+  const at = Math.max(r.decidedAt ?? r.line, r.decisionLine ?? 0);
+  return { at, note: noteClient(`verdict on the implementation: ${r.verdict}`) };
 }
 
 /** The diagram of a trace already judged into `report` (`lines`: the trace's lines). */
 export function diagramOf(lines: readonly string[], report: CheckReport): string {
   const byLine = new Map<number, ReconnectReport[]>();
+  const verdicts = new Map<number, string[]>();
   // An episode of polls is judged once, at its last reconnect: one note for it, not one per poll.
   const lastPoll = new Map<number, number>();
   for (const r of report.reconnects)
@@ -149,6 +158,8 @@ export function diagramOf(lines: readonly string[], report: CheckReport): string
     if (r.episode !== undefined && lastPoll.get(r.episode.first) !== r.line) continue;
     const at = r.decidedAt ?? r.line;
     byLine.set(at, [...(byLine.get(at) ?? []), r]);
+    const v = verdictNote(r);
+    if (v !== null) verdicts.set(v.at, [...(verdicts.get(v.at) ?? []), v.note]);
   }
   const out = ['sequenceDiagram', '  participant C as client', '  participant S as server'];
   let run: EventRun | null = null;
@@ -192,6 +203,11 @@ export function diagramOf(lines: readonly string[], report: CheckReport): string
     if (decided !== undefined) {
       flush();
       for (const r of decided) out.push(...decisionNotes(r));
+    }
+    const judged = verdicts.get(n);
+    if (judged !== undefined) {
+      flush();
+      out.push(...judged);
     }
   });
   flush();

@@ -30,6 +30,23 @@ describe('CLI surface', () => {
       expect(r.out, `${name} --help names ${key}`).toMatch(new RegExp(`^  ${key} +\\S`, 'm'));
   });
 
+  test('explore refuses --config with --kind instead of dropping the kind silently (D7)', async () => {
+    const r = await runCli([
+      'explore',
+      '--kind',
+      'break:timeoutAboveKeepalive',
+      '--config',
+      'policy=honest',
+      '--runs',
+      '5',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      /--config fixes the world's configuration, so --kind break:timeoutAboveKeepalive would be ignored/,
+    );
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+  });
+
   test('explore opens with its summary; untaken transitions only with --verbose', async () => {
     const argv = ['explore', '--runs', '200', '--seed', '7', '--mutant-runs', '50'];
     const r = await runCli(argv);

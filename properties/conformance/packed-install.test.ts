@@ -1,6 +1,7 @@
 /**
  * What users copy works: the package is packed (`npm pack`, which builds it unless dist/ is
- * already the build of the sources: properties/support/dist-current.ts), installed into an
+ * already the build of the sources: properties/support/dist-current.ts), installed with
+ * `npm install file:<tgz>` (the README's Install route before publication) into an
  * empty project with only its production dependencies plus `@modelcontextprotocol/sdk` and
  * `zod`, and the own-adapter example of docs/conformance.md (the adapter module and the script
  * that runs it, each between its markers) is run there with node, then through the installed
@@ -61,6 +62,18 @@ test('the docs example runs from the packed package with only production depende
   const tarballs = (await readdir(packDir)).filter((f) => f.endsWith('.tgz'));
   expect(tarballs).toHaveLength(1);
 
+  // The route the README's Install section and the tutorial give before publication: npm pack
+  // in the clone, then `npm install file:<the .tgz>` in a fresh project (issue 32, A1).
+  const readmeText = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const install = readmeText.slice(
+    readmeText.indexOf('<!-- install-from-clone:begin -->'),
+    readmeText.indexOf('<!-- install-from-clone:end -->'),
+  );
+  expect(install).toMatch(/^npm pack\b/m);
+  expect(install).toContain(`npm install file:../mcp-resumption/${tarballs[0]}`);
+  const tutorial = await readFile(join(ROOT, 'docs/tutorial.md'), 'utf8');
+  expect(tutorial).toContain(`npm install file:PATH/${tarballs[0]}`);
+
   await writeFile(
     join(project, 'package.json'),
     JSON.stringify({ name: 'mcpr-user', version: '1.0.0', private: true, type: 'module' }),
@@ -76,12 +89,16 @@ test('the docs example runs from the packed package with only production depende
       '--no-audit',
       '--no-fund',
       '--omit=dev',
-      join(packDir, tarballs[0]!),
+      `file:${join(packDir, tarballs[0]!)}`,
       `@modelcontextprotocol/sdk@${sdk}`,
       `zod@${zod}`,
     ],
     { ...opts, cwd: project },
   );
+  const installed = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  expect(installed.dependencies['mcp-resumption']).toMatch(/^file:.*\.tgz$/);
   // Only production dependencies: none of the implementations or tools the suite uses.
   for (const dev of ['@modelcontextprotocol/server', 'mcp-proxy', 'vitest', 'typescript']) {
     await expect(readFile(join(project, 'node_modules', dev, 'package.json'))).rejects.toThrow();

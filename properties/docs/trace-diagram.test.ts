@@ -43,6 +43,12 @@ describe('traceSequenceDiagram', () => {
     expect(d).toContain('  S-->>C: event seq 0 .. 5 (task-123)\n');
     expect(d).toContain('  C->>S: tasks/stream task-123, after 5\n');
     expect(d).toContain('  Note over C: verdict on the implementation: unsafe-accept');
+    // The verdict comes after the decision it judges (C7: it was drawn before it).
+    const ls = d.split('\n');
+    const decides = ls.findIndex((l) => l.includes('the implementation decides: resumed'));
+    const verdict = ls.findIndex((l) => l.includes('verdict on the implementation'));
+    expect(decides).toBeGreaterThan(0);
+    expect(verdict).toBeGreaterThan(decides);
   });
 
   test('duplicates stay apart from the successor that proves the resume', async () => {

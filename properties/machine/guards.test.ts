@@ -101,7 +101,8 @@ describe('guards at their boundaries', () => {
     // every cursor is tainted.
     expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(2))).toBe(true);
     expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(1))).toBe(true);
-    expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(3))).toBe(false);
+    // Delivery order, not ids: a later cursor does not clear the taint, a delivered event does.
+    expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(3))).toBe(true);
     expect(g.idlessSinceCursor(ctx({ idless: true, cursor: null }), rc(5))).toBe(true);
     expect(g.idlessSinceCursor(ctx({ idless: true, cursor: 2 }), rc(null))).toBe(true);
     expect(g.idlessSinceCursor(ctx({ idless: false, cursor: 2 }), rc(2))).toBe(false);
@@ -362,6 +363,30 @@ describe('id-less data (DATA) in every state', () => {
     );
     expect(stateOf(later)).toBe('resumed');
     expect(later.context.reason?.code).toBe('successor');
+    // Ids that restart lower after the failed reconnect: delivered after the data, they end the
+    // taint too (issue 32: the taint is kept in delivery order, never by comparing ids).
+    const lower = after(
+      TO.streaming,
+      { type: 'DATA' },
+      { type: 'DISCONNECT' },
+      { type: 'RECONNECT', cursor: 2 },
+      { type: 'RESPONSE', status: 200 },
+      { type: 'EVENT', id: 1 },
+      { type: 'END' },
+      { type: 'RECONNECT', cursor: 1 },
+      { type: 'RESPONSE', status: 200 },
+      { type: 'EVENT', id: 2 },
+    );
+    expect(stateOf(lower)).toBe('resumed');
+    // A cursor past the data with no event delivered after it stays tainted.
+    const ahead = after(
+      TO.streaming,
+      { type: 'DATA' },
+      { type: 'DISCONNECT' },
+      { type: 'RECONNECT', cursor: 2 },
+      { type: 'RECONNECT', cursor: 5 },
+    );
+    expect(ahead.context.reason?.code).toBe('idless-data');
     // The same cursor as before the data (or an earlier one) stays tainted.
     const again = after(
       TO.streaming,

@@ -106,6 +106,10 @@ export class ReferenceAdapter {
             return this.fail();
           this.accept(o.id, o.stream);
           this.decide('resumed', 'resumed');
+        } else if (p === 'resumptionFailed') {
+          // Delivered after the failed reconnect, so after any id-less data: the taint ends,
+          // whatever the id (rule 0.3, delivery order).
+          this.idless = false;
         }
         return;
       case 'DATA':
@@ -130,13 +134,8 @@ export class ReferenceAdapter {
         return;
       case 'RECONNECT':
         if (!canReconnect) return;
-        // No cursor, no resumption; nor after id-less data that the cursor cannot name (a
-        // cursor past the last id before the data names an event after it).
-        if (
-          o.cursor === null ||
-          (this.idless && (this.cursor === null || (o.cursor ?? 0) <= this.cursor))
-        )
-          return this.fail();
+        // No cursor, no resumption; nor after id-less data with no event delivered since.
+        if (o.cursor === null || this.idless) return this.fail();
         this.cursor = o.cursor ?? this.cursor;
         this.idless = false;
         this.stream = o.stream ?? this.stream;

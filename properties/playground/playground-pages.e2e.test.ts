@@ -42,6 +42,41 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
   const text = (selector: string) => page.locator(selector).innerText();
   const claim = (name: string) =>
     page.locator(`#claims tr[data-claim="${name}"] td`).nth(1).innerText();
+  /**
+   * The timeline shows every row's client state and cursor inside its box, scrolls only
+   * downwards, and cuts no cell (issue 32, C2: at 1440x900 the box was 456 px for 879 px of
+   * text, with the state and the cursor off-screen).
+   */
+  async function timelineFits(width: number): Promise<void> {
+    const m = (await page.evaluate(`(() => {
+      const box = document.querySelector('#timeline');
+      const r = box.getBoundingClientRect();
+      const cells = [...box.querySelectorAll('td.state, td.cursor')].map((c) => c.getBoundingClientRect());
+      const cut = [...box.querySelectorAll('td, th')].filter((c) => c.scrollWidth > c.clientWidth + 1).length;
+      return {
+        sideways: box.scrollWidth - box.clientWidth,
+        left: r.left, right: r.right,
+        cells: cells.length,
+        outside: cells.filter((c) => c.right > r.right + 0.5 || c.left < r.left - 0.5).length,
+        cut,
+        head: [...box.querySelectorAll('th')].map((t) => t.textContent),
+      };
+    })()`)) as {
+      sideways: number;
+      left: number;
+      right: number;
+      cells: number;
+      outside: number;
+      cut: number;
+      head: string[];
+    };
+    expect(m.head, `${width}`).toEqual(['#', 'time', 'actor', 'action', 'client state', 'cursor']);
+    expect(m.cells, `${width}`).toBeGreaterThan(10);
+    expect(m.sideways, `${width}: sideways scroll`).toBeLessThanOrEqual(0);
+    expect(m.outside, `${width}: state or cursor cells outside the box`).toBe(0);
+    expect(m.cut, `${width}: cells whose text is cut`).toBe(0);
+    expect(m.right, `${width}`).toBeLessThanOrEqual(width);
+  }
   const highlighted = async () => {
     await page.waitForSelector('#diagram svg g.current');
     return page.locator('#diagram svg g.current').textContent();
@@ -110,14 +145,14 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
         .split('\n')
         .filter((l) => l.includes('machine <- '))
         .at(-1);
-    expect(await lastObservation()).toMatch(/machine <- IDLE_TIMEOUT +stalled +41$/);
+    expect(await lastObservation()).toMatch(/machine <- IDLE_TIMEOUT\s+stalled\s+41$/);
     await page.screenshot({ path: new URL('step-stalled.png', SHOTS).pathname });
     await page.click('#obs-forward');
     expect(await text('#state')).toBe('reconnecting');
     expect(await highlighted()).toBe('reconnecting');
     // Exactly one more observation: the reconnect, not yet its answer.
     expect(await lastObservation()).toMatch(
-      /machine <- RECONNECT 41 stream=tool +reconnecting +41$/,
+      /machine <- RECONNECT 41 stream=tool\s+reconnecting\s+41$/,
     );
     await page.screenshot({ path: new URL('step-reconnecting.png', SHOTS).pathname });
     await page.click('#obs-forward');
@@ -181,7 +216,7 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     const keepalive = await text('#decision');
     expect(keepalive).toContain('no replay floor declared, yet KEEPALIVE taken as one');
     expect(keepalive).not.toMatch(/floor \?|undefined/);
-    expect(await text('#timeline')).toMatch(/machine <- KEEPALIVE +delayed/);
+    expect(await text('#timeline')).toMatch(/machine <- KEEPALIVE\s+delayed/);
     await page.screenshot({ path: new URL('keepalive-is-proof.png', SHOTS).pathname });
     expect(errors).toEqual([]);
   });
@@ -198,6 +233,7 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
       expect(box.y + Math.min(box.height, 60), sel).toBeLessThan(900);
     }
     expect(await page.locator('#preset').inputValue()).toBe('seven-minute-stall');
+    await timelineFits(1440);
     await page.selectOption('#preset', 'valid');
     expect(await page.locator('#preset').inputValue()).toBe('valid');
     await page.screenshot({ path: new URL('layout-1440x900.png', SHOTS).pathname });
@@ -227,6 +263,8 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
       const box = (await page.locator(sel).boundingBox())!;
       expect(box.x + box.width, sel).toBeLessThanOrEqual(800);
     }
+    await page.click('#last');
+    await timelineFits(800);
     await page.screenshot({ path: new URL('layout-800.png', SHOTS).pathname, fullPage: true });
     await page.setViewportSize({ width: 1440, height: 900 });
   });

@@ -6,9 +6,11 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { applyCommand, quiesce } from '../../model/world/commands.js';
+import { formatTimeline } from '../../model/world/counterexample.js';
 import { runWorld } from '../../model/world/property.js';
 import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
 import { createWorld } from '../../model/world/world.js';
+import { clientMachineConfig } from '../../model/client-machine.js';
 import { loadText, shellWords } from '../../src/playground/load.js';
 import {
   applyStep,
@@ -21,7 +23,7 @@ import {
   worldAt,
   type Session,
 } from '../../src/playground/session.js';
-import { foldIds, viewOf } from '../../src/playground/view.js';
+import { foldIds, serverFacts, timelineRows, viewOf } from '../../src/playground/view.js';
 import { formatWorldString, subjectOf } from '../../src/world-string.js';
 import { announceSeed } from '../support/seed.js';
 import { recordedArb } from '../world/recorded.js';
@@ -95,6 +97,42 @@ describe('playground sessions', () => {
       'Delivery n/a',
     ]);
     expect(foldIds([1, 2, 3, 5, 7, 8])).toBe('1..3, 5, 7..8');
+  });
+
+  test('the timeline table keeps every line’s client state and cursor in their own cells (C2)', () => {
+    const sc = SEED_SCENARIOS.find((x) => x.name === 'seven-minute-stall')!;
+    const w = runWorld(sc.cfg, sc.commands, {}, { record: true });
+    for (const brief of [false, true]) {
+      const lines = formatTimeline(w, sc.commands, { brief });
+      const rows = timelineRows(lines);
+      expect(rows).toHaveLength(lines.length);
+      const numbered = rows.flatMap((r) => (r.kind === 'line' ? [r] : []));
+      expect(numbered.length).toBeGreaterThan(10);
+      for (const r of numbered) {
+        expect(Object.keys(clientMachineConfig.states)).toContain(r.cells[4]);
+        expect(r.cells[5]).toMatch(/^\d+$/);
+        expect(r.cells[3]).not.toBe('');
+      }
+      // The stall: the idle timer's observation, its state and cursor, as the CLI prints it.
+      const idle = numbered.find((r) => r.cells[3] === 'machine <- IDLE_TIMEOUT')!;
+      expect(idle.cells.slice(2)).toEqual(['client', 'machine <- IDLE_TIMEOUT', 'stalled', '41']);
+      const notes = rows.flatMap((r) => (r.kind === 'note' ? [r.text] : []));
+      expect(notes.some((t) => /^-- command/.test(t))).toBe(true);
+    }
+  });
+
+  const EMIT = { kind: 'Emit', stream: 'tool' } as const;
+  test('the server panel says the tool finished once it emitted its result, never running (A10)', () => {
+    const sc = SEED_SCENARIOS.find((x) => x.name === 'seven-minute-stall')!;
+    const cfg = { ...sc.cfg, N: 2 };
+    const s = newSession({ cfg, commands: [EMIT, EMIT], client: 'model' }, true);
+    const early = viewOf(worldAt(seek(s, 1))).server;
+    expect(early.toolEvents).toBeLessThan(early.N);
+    expect(serverFacts(early)).toMatch(/, tool running \(/);
+    const end = viewOf(worldAt(seek(s, stepCount(s)))).server;
+    expect(end.toolEvents).toBe(end.N);
+    expect(serverFacts(end)).toMatch(/, tool finished \(\d+ of \d+ events emitted\)/);
+    expect(serverFacts({ ...end, toolEvents: 0, toolAlive: false })).toMatch(/, tool dead \(/);
   });
 });
 

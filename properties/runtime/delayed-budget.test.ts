@@ -24,7 +24,10 @@ const serve = hostileSuite();
 const ACK = sse(null, { jsonrpc: '2.0', method: REPLAY_ACK_METHOD, params: { floor: 4 } });
 
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"x"}';
-const BUDGET_MS = 250;
+// 1 s: long enough that a loaded 2-core machine still sees two delayed resumes of 80 ms each
+// before it runs out (with 250 ms the first resume's headers alone could outlast it), and well
+// inside the hostile servers' scripts (3 s of keepalives; 40 resumes).
+const BUDGET_MS = 1_000;
 
 function guarded() {
   const failures: StreamResumptionError[] = [];

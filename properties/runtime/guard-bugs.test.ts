@@ -170,10 +170,12 @@ describe('bugs 4-7 at the guard', () => {
         ? FIRST
         : { status: 200, headers: SSE_HEADERS, steps: [{ wait: 40 }, { end: true }] },
     );
-    const { fetchFn, failures } = guarded({ proofTimeoutMs: 250 });
+    // A 1 s budget: three polls of about 80 ms each fit in it on a loaded 2-core machine too
+    // (250 ms could be spent on the first poll's headers); 40 polls outlast it on any machine.
+    const { fetchFn, failures } = guarded({ proofTimeoutMs: 1_000 });
     await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
     const errors: unknown[] = [];
-    for (let i = 0; i < 12 && errors.length === 0; i++) {
+    for (let i = 0; i < 40 && errors.length === 0; i++) {
       await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } })
         .then((r) => r.text())
         .catch((e: unknown) => errors.push(e));

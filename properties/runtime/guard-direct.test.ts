@@ -2053,7 +2053,10 @@ describe('times, timers and listeners', () => {
     await new Promise((r) => setTimeout(r, 20)); // the guard is reading from the source
     await reader.cancel('bye');
     expect((await pending).done).toBe(true);
-    await new Promise((r) => setTimeout(r, 20));
+    // The cancel reaches the source when the guard's pending read settles: wait for that
+    // event (at most 5 s), not for a guessed 20 ms that a loaded machine can outlast.
+    for (let i = 0; i < 250 && w.cancelled === undefined; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(w.cancelled).toBe('bye');
     expect(g.trace.slice(1)).toEqual([
       { stream: 1, type: 'event', id: 1 },

@@ -18,6 +18,23 @@ interface Exercise {
   stdin?: string;
   exit?: number;
   patterns: RegExp[];
+  /** Variations the answer describes: other arguments on the same input, their expectations. */
+  variations: { argv: string[]; exit?: number; patterns: RegExp[] }[];
+}
+
+/** Reads `exit=N; /regex/; …` into `into`. */
+function readExpectations(
+  title: string,
+  line: string,
+  into: { exit?: number; patterns: RegExp[] },
+): void {
+  for (const item of line.split(';').map((x) => x.trim())) {
+    const exit = /^exit=(\d+)$/.exec(item);
+    const re = /^\/(.*)\/$/.exec(item);
+    if (exit) into.exit = Number(exit[1]);
+    else if (re) into.patterns.push(new RegExp(re[1]!));
+    else throw new Error(`exercise "${title}": cannot read expectation ${JSON.stringify(item)}`);
+  }
 }
 
 /** Splits a command line into words, honouring single and double quotes (no expansions). */
@@ -43,17 +60,18 @@ function parse(doc: string): Exercise[] {
     }
     const expectLine = /<!-- expect: (.*) -->/.exec(s)?.[1];
     if (expectLine === undefined) throw new Error(`exercise "${title}" has no expect comment`);
-    const ex: Exercise = { title, argv: words.slice(2), patterns: [] };
+    const ex: Exercise = { title, argv: words.slice(2), patterns: [], variations: [] };
     if (heredoc) {
       const end = lines.lastIndexOf('EOF');
       ex.stdin = lines.slice(1, end).join('\n') + '\n';
     }
-    for (const item of expectLine.split(';').map((x) => x.trim())) {
-      const exit = /^exit=(\d+)$/.exec(item);
-      const re = /^\/(.*)\/$/.exec(item);
-      if (exit) ex.exit = Number(exit[1]);
-      else if (re) ex.patterns.push(new RegExp(re[1]!));
-      else throw new Error(`exercise "${title}": cannot read expectation ${JSON.stringify(item)}`);
+    readExpectations(title, expectLine, ex);
+    // `<!-- expect-variation: ARGS | EXPECTATIONS -->`: a variation whose answer differs is run
+    // too, so that it cannot change silently (issue 32, C4).
+    for (const m of s.matchAll(/<!-- expect-variation: (.*?) \| (.*) -->/g)) {
+      const v = { argv: shellWords(m[1]!), patterns: [] as RegExp[] };
+      readExpectations(title, m[2]!, v);
+      ex.variations.push(v);
     }
     return ex;
   });
@@ -75,9 +93,23 @@ describe('docs/tutorial.md', () => {
       const output = r.out + r.err;
       if (ex.exit !== undefined) expect(r.code, output).toBe(ex.exit);
       for (const p of ex.patterns) expect(output, `${ex.title}: ${p}`).toMatch(p);
+      for (const v of ex.variations) {
+        const rv = await runCli(v.argv, ex.stdin);
+        const out = rv.out + rv.err;
+        if (v.exit !== undefined) expect(rv.code, out).toBe(v.exit);
+        for (const p of v.patterns)
+          expect(out, `${ex.title} (${v.argv.join(' ')}): ${p}`).toMatch(p);
+      }
     },
     60_000,
   );
+
+  test('the tutorial leads to the playground (C1)', async () => {
+    const doc = await readFile(DOC, 'utf8');
+    const next = doc.slice(doc.indexOf('## Where to go next'));
+    expect(next).toMatch(/\]\(playground\.md\)/);
+    expect(next).toContain('npm run playground');
+  });
 
   test('the parser reads quotes the way a shell does', () => {
     expect(shellWords(`explore --replay-path '/h:D' --config "a=1,b=2" x`)).toEqual([

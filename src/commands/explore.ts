@@ -120,6 +120,12 @@ A counterexample and a scenario end with a "playground:" line: a world string th
       } catch (e) {
         throw new UsageError(`--config: ${(e as Error).message}`);
       }
+      // A fixed configuration leaves the kind nothing to generate: say so rather than run
+      // worlds of a kind the user did not ask for (issue 32, D7).
+      if (values.kind !== undefined)
+        throw new UsageError(
+          `--config fixes the world's configuration, so --kind ${kind} would be ignored; give one of them`,
+        );
       if (isTaskPolicy(config.policy) !== (binding === 'mcp-tasks'))
         throw new UsageError(
           `--config policy=${config.policy} is not a policy of binding ${binding} (task policies start with tasks-, and go with --binding mcp-tasks)`,

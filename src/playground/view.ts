@@ -97,6 +97,19 @@ export function foldIds(ids: readonly number[]): string {
 export const LIVE_CLAIMS: ReadonlySet<string> = new Set(['NoUnprovenAcceptance']);
 
 /**
+ * The server panel's line. The tool is `finished` once it emitted its N-th event (the result),
+ * `running` before that, and `dead` when a restart killed it first: a finished tool is not
+ * running (issue 32, A10).
+ */
+export function serverFacts(s: WorldView['server']): string {
+  const tool = s.toolEvents >= s.N ? 'finished' : s.toolAlive ? 'running' : 'dead';
+  return (
+    `session ${s.epoch} ${s.sessionKnown ? 'known' : 'lost'}, tool ${tool} ` +
+    `(${s.toolEvents} of ${s.N} events emitted), ${s.connected ? 'connected' : 'not connected'}`
+  );
+}
+
+/**
  * The view of `w`. `finished`: the world has had its epilogue, so every claim is judged as the
  * CLI judges it; otherwise only the {@link LIVE_CLAIMS} are, and the rest are pending.
  */
@@ -146,4 +159,42 @@ export function viewOf(w: World, finished = true): WorldView {
       return { name: claim.name, status, why: v.ok && v.applicable ? '' : v.why, text: claim.text };
     }),
   };
+}
+
+/** A row of the timeline as the page lays it out: a numbered line, or a note across it. */
+export type TimelineRow =
+  | { kind: 'head' | 'line'; cells: [string, string, string, string, string, string] }
+  | { kind: 'note'; text: string };
+
+/**
+ * The CLI's timeline lines (fixed-width text: `#`, time, actor, action, client state, cursor)
+ * as table rows, so that the page can wrap the action and keep the client state and the
+ * cursor in view at any width instead of scrolling sideways (issue 32, C2). The first three
+ * columns are read at the header's offsets; the state and the cursor are a line's last two
+ * words (an action longer than its column pushes them right, never splits them).
+ */
+export function timelineRows(lines: readonly string[]): TimelineRow[] {
+  const header = lines.findIndex((l) => /^\s*#\s+time\s+actor\s+action\s/.test(l));
+  if (header < 0) return lines.map((text) => ({ kind: 'note', text: text.trim() }));
+  const h = lines[header]!;
+  const at = (word: string) => h.indexOf(word);
+  const [timeAt, actorAt, actionAt] = [at('time'), at('actor'), at('action')];
+  return lines.map((line, i): TimelineRow => {
+    if (i === header)
+      return { kind: 'head', cells: ['#', 'time', 'actor', 'action', 'client state', 'cursor'] };
+    const tail = /\s(\S+)\s+(\S+)\s*$/.exec(line);
+    if (i < header || !/^\s*\d/.test(line) || tail === null || tail.index < actionAt)
+      return { kind: 'note', text: line.trim() };
+    return {
+      kind: 'line',
+      cells: [
+        line.slice(0, timeAt).trim(),
+        line.slice(timeAt, actorAt).trim(),
+        line.slice(actorAt, actionAt).trim(),
+        line.slice(actionAt, tail.index).trim(),
+        tail[1]!,
+        tail[2]!,
+      ],
+    };
+  });
 }

@@ -41,7 +41,7 @@ import {
   type Session,
 } from '../session.js';
 import { subjectOf } from '../../world-string.js';
-import { viewOf, type WorldView } from '../view.js';
+import { serverFacts, timelineRows, viewOf, type WorldView } from '../view.js';
 import { wireTracePanel } from './trace-panel.js';
 
 /** Mermaid's browser build, loaded by its own script tag before this one. */
@@ -184,6 +184,22 @@ function socketHtml(v: WorldView): string {
 
 const yes = (b: boolean, t: string, f: string): string => (b ? t : f);
 
+const TIMELINE_CLASSES = ['num', 'time', 'actor', 'action', 'state', 'cursor'] as const;
+
+/**
+ * The timeline as a table: the action wraps at word boundaries, so the client state and the
+ * cursor stay in view at any width (the CLI's fixed-width text needed 879 px; the box has 456
+ * at 1440x900).
+ */
+function timelineHtml(lines: readonly string[]): string {
+  const rows = timelineRows(lines).map((r) => {
+    if (r.kind === 'note') return `<tr class="note"><td colspan="6">${esc(r.text)}</td></tr>`;
+    const cell = r.kind === 'head' ? 'th' : 'td';
+    return `<tr>${r.cells.map((c, i) => `<${cell} class="${TIMELINE_CLASSES[i]}">${esc(c)}</${cell}>`).join('')}</tr>`;
+  });
+  return `<table>${rows.join('')}</table>`;
+}
+
 /** Writes the world at the current step into the page. */
 function render(): void {
   const w = worldAt(session);
@@ -194,9 +210,7 @@ function render(): void {
     v.outcome === null ? 'no decision yet' : `last decision: ${v.outcome}: ${v.reason ?? ''}`;
   $('time').textContent = `virtual time ${v.time}`;
   const s = v.server;
-  $('server-facts').textContent =
-    `session ${s.epoch} ${yes(s.sessionKnown, 'known', 'lost')}, tool ${yes(s.toolAlive, 'running', 'dead')} ` +
-    `(${s.toolEvents} of ${s.N} events emitted), ${yes(s.connected, 'connected', 'not connected')}`;
+  $('server-facts').textContent = serverFacts(s);
   $('ring').innerHTML = ringHtml(v, delivered);
   $('ring-facts').textContent =
     `ring of ${s.depth ?? 'unbounded'}: ${s.floor > s.head ? `holds nothing, head ${s.head}` : `floor ${s.floor}, head ${s.head}`}` +
@@ -229,9 +243,9 @@ function render(): void {
     lines.push(
       `        -- now ${formatTime(w.clock.now)}: nothing recorded since ${formatTime(lastT)}`,
     );
-  $('timeline').textContent = lines.join('\n');
-  const pre = $('timeline');
-  pre.scrollTop = pre.scrollHeight;
+  const box = $('timeline');
+  box.innerHTML = timelineHtml(lines);
+  box.scrollTop = box.scrollHeight;
   renderSteps();
   $<HTMLInputElement>('world-string').value = formatWorldString(session.spec);
   void renderDiagram(v.state);
