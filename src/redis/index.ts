@@ -12,10 +12,13 @@ export {
   EventStoreOutOfMemoryError,
   EventStoreUnavailableError,
   RedisContinuityEventStore,
+  RedisSetupError,
+  setupRefusal,
   WRITER_LOST_METHOD,
   type FollowOptions,
   type RedisClient,
   type RedisContinuityEventStoreOptions,
+  type RedisSetup,
   type WriterLost,
 } from './store.js';
 export * from './registry.js';
