@@ -81,8 +81,10 @@ export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
  * session's log was written (a dropped `heads` hash would restart a counter without a restart)
  * drops every stream of the session, as a restart does, and so does a `meta` that is gone.
  *
- * TTL: every append refreshes the TTL of all the session's keys (and a replay does too, see
- * `touch`), so a stream written or read within `ttlSeconds` never expires.
+ * TTL: an append (and a replay, see `touch`) sets the session's keys to expire 1.5 × the TTL
+ * later whenever its stream's key has less than the TTL left: after any use the keys live at
+ * least the TTL (a stream written or read within it never expires), at the price of one
+ * `PTTL` per append instead of five `EXPIRE`s; an abandoned session goes within 1.5 × the TTL.
  *
  * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`run`).
  * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none),
@@ -130,10 +132,10 @@ end
 local seq = redis.call('HINCRBY', KEYS[3], k, 1)
 local skey = ARGV[1] .. ':s' .. k
 redis.call('XADD', skey, 'MAXLEN', ARGV[5], '0-' .. seq, 'm', ARGV[3], 'w', ARGV[4])
-local ttl = tonumber(ARGV[6])
-if ttl > 0 then
-  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
-  redis.call('EXPIRE', skey, ttl)
+local ttl = tonumber(ARGV[6]) * 1000
+if ttl > 0 and redis.call('PTTL', skey) < ttl then
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl * 1.5) end
+  redis.call('PEXPIRE', skey, ttl * 1.5)
 end
 return {k, seq, held}
 `;
@@ -153,9 +155,9 @@ export interface RedisContinuityEventStoreOptions {
   /** Events retained per stream (`XADD … MAXLEN`, exact). Default 1024. */
   capacity?: number;
   /**
-   * Seconds before an abandoned session's keys expire, refreshed by every append and every
-   * replay (see {@link APPEND_SCRIPT}): a stream written or read within it never expires.
-   * Default 3600; 0 keeps them until deleted.
+   * Seconds a session's keys live at least after their last use (an append or a replay; see
+   * {@link APPEND_SCRIPT}): a stream written or read within it never expires, and an abandoned
+   * session's keys are gone within 1.5 × it. Default 3600; 0 keeps them until deleted.
    */
   ttlSeconds?: number;
   /** Entries read per `XRANGE … COUNT` page during a replay. Default 256. */
@@ -252,6 +254,8 @@ export function setupRefusal(
  * `run_id` of the Redis process it was read from. A refusal is never kept (checked again).
  */
 const verified = new WeakMap<RedisClient, Map<string, Promise<string>>>();
+/** The same, once the check passed: read without waiting by every append. */
+const passed = new WeakMap<RedisClient, Map<string, string>>();
 
 /** How a replay keeps following its stream for events written by other instances. */
 export interface FollowOptions {
@@ -302,13 +306,50 @@ export interface WriterLost {
  * (src/redis/index.ts exports the store's public names one by one).
  */
 export function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
+  return new Promise<T>((resolve, reject) => {
+    const bound: Bound = { at: performance.now() + ms, ms, reject };
+    bounds.add(bound);
+    sweeper ??= setInterval(sweep, SWEEP_MS);
+    // A failure after the bound has already been reported as the timeout (a promise settles
+    // once: the later call is a no-op).
+    reply.then(
+      (value) => {
+        bounds.delete(bound);
+        resolve(value);
+      },
+      (error: unknown) => {
+        bounds.delete(bound);
+        reject(error as Error);
+      },
+    );
   });
-  // A failure after the bound has already been reported as the timeout.
-  reply.catch(() => {});
-  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The bounds of the commands in flight, checked by one interval timer (every {@link SWEEP_MS}
+ * while any is pending, none otherwise) instead of a timer per command: a timer, a race and a
+ * `finally` per command cost the append about a quarter of its client-side time.
+ */
+interface Bound {
+  at: number;
+  ms: number;
+  reject: (error: Error) => void;
+}
+const bounds = new Set<Bound>();
+/** How late a bound may fire (ms). */
+const SWEEP_MS = 10;
+let sweeper: NodeJS.Timeout | undefined;
+function sweep(): void {
+  const now = performance.now();
+  for (const b of bounds) {
+    if (now < b.at) continue;
+    bounds.delete(b);
+    b.reject(new Error(`no reply within ${b.ms} ms`));
+  }
+  if (bounds.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
 }
 
 /** A client's copy of the append script (see {@link APPEND_SCRIPT}). */
@@ -448,13 +489,15 @@ export class RedisContinuityEventStore implements EventStoreLike {
 
   /** Keys of the session's indexes. */
   protected get keys(): { ids: string; names: string; heads: string; meta: string } {
-    return {
+    return (this.keyNames ??= {
       ids: `${this.base}:ids`,
       names: `${this.base}:names`,
       heads: `${this.base}:heads`,
       meta: `${this.base}:meta`,
-    };
+    });
   }
+  private fixedArgs: [string, string] | undefined;
+  private keyNames: { ids: string; names: string; heads: string; meta: string } | undefined;
 
   /** The Redis key of stream number `k`. */
   streamKey(k: string | number): string {
@@ -539,8 +582,17 @@ export class RedisContinuityEventStore implements EventStoreLike {
       const ok = await held;
       if (run === undefined || run === '' || ok === run) return ok;
     }
+    const mode = this.mode;
     const check = this.readSetup();
-    byMode.set(this.mode, check);
+    byMode.set(mode, check);
+    check.then(
+      (run) => {
+        let ok = passed.get(this.client);
+        if (ok === undefined) passed.set(this.client, (ok = new Map()));
+        if (byMode.get(mode) === check) ok.set(mode, run);
+      },
+      () => passed.get(this.client)?.delete(mode),
+    );
     // A refusal is not kept: the next call checks again.
     check.catch(() => {
       if (byMode.get(this.mode) === check) byMode.delete(this.mode);
@@ -573,9 +625,19 @@ export class RedisContinuityEventStore implements EventStoreLike {
    */
   protected async append(streamId: string, message: StoredMessage): Promise<[string, number]> {
     const k = this.keys;
-    const args = [k.ids, k.names, k.heads, k.meta, this.base, streamId, JSON.stringify(message)];
-    args.push(this.instanceId, String(this.capacity), String(this.ttlSeconds));
-    args.push(String(randomInt(1e11, 1e12)));
+    const args = [
+      k.ids,
+      k.names,
+      k.heads,
+      k.meta,
+      this.base,
+      streamId,
+      JSON.stringify(message),
+      this.instanceId,
+      (this.fixedArgs ??= [String(this.capacity), String(this.ttlSeconds)])[0]!,
+      this.fixedArgs[1]!,
+      String(randomInt(1e11, 1e12)),
+    ];
     const mode = this.mode;
     let copy = copies.get(this.client);
     if (copy === undefined) copies.set(this.client, (copy = {}));
@@ -607,7 +669,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
         if (reply[2] && String(reply[2]) !== run) await this.checkedRun(false, String(reply[2]));
       } else {
         // A copy another kind of store loaded: this kind's settings checked once per client.
-        await this.checkedRun(false);
+        if (passed.get(this.client)?.get(mode) === undefined) await this.checkedRun(false);
         try {
           reply = await this.command(['EVALSHA', loaded.sha, '4', ...args, held]);
         } catch (e) {
@@ -677,11 +739,12 @@ export class RedisContinuityEventStore implements EventStoreLike {
    */
   private async touch(k: string): Promise<void> {
     if (this.ttlSeconds <= 0) return;
-    const ttl = String(this.ttlSeconds);
+    // As the append script: 1.5 × the TTL, so that every key lives at least the TTL.
+    const ttl = String(this.ttlSeconds * 1500);
     const k4 = this.keys;
     await Promise.all(
       [k4.ids, k4.names, k4.heads, k4.meta, this.streamKey(k)].map((key) =>
-        this.command(['EXPIRE', key, ttl]),
+        this.command(['PEXPIRE', key, ttl]),
       ),
     );
   }
@@ -756,25 +819,29 @@ export class RedisContinuityEventStore implements EventStoreLike {
     let next = cursor + 1;
     let done = false;
     let writer = this.follow ? await this.writerOfHead(k) : '';
+    const key = this.streamKey(k);
+    const count = String(this.pageSize);
     for (;;) {
-      const page = entries(
-        await this.command<unknown>([
-          'XRANGE',
-          this.streamKey(k),
-          `0-${next}`,
-          '+',
-          'COUNT',
-          String(this.pageSize),
-        ]),
-      );
-      for (const e of page) {
-        if (e.seq !== next) {
+      // Entries as Redis sends them (`[id, ['m', message, 'w', writer]]`, see `entries`), read
+      // in place: this loop is the replay's cost per event.
+      const page = await this.command<[string, string[]][]>([
+        'XRANGE',
+        key,
+        `0-${next}`,
+        '+',
+        'COUNT',
+        count,
+      ]);
+      for (let i = 0; i < page.length; i++) {
+        const [id, fields] = page[i]!;
+        // Entry ids are `0-<seq>`.
+        if (Number(id.slice(2)) !== next) {
           throw new UnreplayableCursorError(`event ${next} was evicted during the replay`);
         }
-        const message = JSON.parse(e.message) as StoredMessage;
-        await send(`${label}-${e.seq}`, message);
-        if (isResponse(message)) done = true;
-        writer = e.writer;
+        const message = JSON.parse(fields[1]!) as StoredMessage;
+        await send(`${label}-${next}`, message);
+        if (!done && isResponse(message)) done = true;
+        writer = fields[3]!;
         next += 1;
       }
       // A short page may be followed by events stored while it was sent: read until empty.
