@@ -6,6 +6,7 @@
  * replay sent (a store that follows from the head it resolved before the replay sends an
  * event twice).
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findRedisServer } from '../../src/conformance/adapters/redis-server.js';
 import {
@@ -210,6 +211,19 @@ describe.skipIf(findRedisServer() === null)('refuses what it cannot promise', ()
     expect(setupRefusal({ ...base, aof: false, fsync: 'always' }, keep)).toBe(KEEP('no', 'always'));
     expect(setupRefusal({ ...base, aof: true, fsync: 'no' }, keep)).toBe(KEEP('yes', 'no'));
   });
+});
+
+test('docs/stores.md quotes each refusal exactly as a user reads it', () => {
+  const docs = readFileSync(new globalThis.URL('../../docs/stores.md', import.meta.url), 'utf8');
+  const quoted = docs
+    .split('\n')
+    .filter((l) => l.startsWith('  > '))
+    .map((l) => l.slice(4));
+  expect(quoted).toEqual([
+    EVICTION('allkeys-lru'),
+    KEEP('no', 'everysec'),
+    "allowEviction needs restart: 'new-incarnation'",
+  ]);
 });
 
 const URL = redisUrl();
