@@ -23,3 +23,4 @@ export {
 } from './store.js';
 export * from './registry.js';
 export * from './resume.js';
+export * from './task-log.js';
