@@ -442,3 +442,22 @@ test.skipIf(findRedisServer() === null)(
     }
   },
 );
+
+describe.skipIf(!URL)('RedisTaskEventLog only', () => {
+  test('no key of a task is left without a TTL (created, appended to, completed; completed with no events)', async () => {
+    const prefix = uniquePrefix();
+    const log = new RedisTaskEventLog({ client: client!, prefix, ttlSeconds: 30 });
+    const a = await log.createTask();
+    await log.append(a, 'com.example.step');
+    await log.complete(a);
+    const b = await log.createTask();
+    await log.complete(b);
+    const keys = await client!.sendCommand<string[]>(['KEYS', `${prefix}:*`]);
+    expect(keys).toHaveLength(4);
+    for (const key of keys) {
+      const ttl = await client!.sendCommand<number>(['PTTL', key]);
+      expect(ttl, key).toBeGreaterThan(30_000);
+      expect(ttl, key).toBeLessThanOrEqual(45_000);
+    }
+  });
+});

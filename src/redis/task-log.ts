@@ -98,7 +98,7 @@ if m[2] == '1' then return redis.error_reply('TASK done') end
 local seq = redis.call('HINCRBY', KEYS[1], 'next', 1) - 1
 redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[4], '0-' .. (seq + 1), 't', ARGV[2], 'p', ARGV[3])
 local ttl = tonumber(ARGV[5])
-if ttl > 0 and redis.call('PTTL', KEYS[1]) < ttl then
+if ttl > 0 and redis.call('PTTL', KEYS[2]) < ttl then
   redis.call('PEXPIRE', KEYS[1], ttl * 1.5)
   redis.call('PEXPIRE', KEYS[2], ttl * 1.5)
 end
@@ -115,8 +115,8 @@ return run
 `;
 
 /**
- * Complete: KEYS meta, events. Marks the task done and adds the end entry (`0-<next + 1>`,
- * field `end`) that wakes live readers. Reply: 1, or `TASK unknown`.
+ * Complete: KEYS meta, events. ARGV: 1 TTL ms. Marks the task done and adds the end entry
+ * (`0-<next + 1>`, field `end`) that wakes live readers. Reply: 1, or `TASK unknown`.
  */
 const COMPLETE = `
 local m = redis.call('HMGET', KEYS[1], 'next', 'done')
@@ -124,6 +124,11 @@ if not m[1] then return redis.error_reply('TASK unknown') end
 if m[2] == '1' then return 1 end
 redis.call('HSET', KEYS[1], 'done', 1)
 redis.call('XADD', KEYS[2], '0-' .. (tonumber(m[1]) + 1), 'end', '1')
+local ttl = tonumber(ARGV[1])
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], ttl * 1.5)
+  redis.call('PEXPIRE', KEYS[2], ttl * 1.5)
+end
 return 1
 `;
 
@@ -350,7 +355,7 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
   /** The task reached a terminal state: live readers end once they have sent everything. */
   async complete(taskId: string): Promise<void> {
     try {
-      await this.script(COMPLETE, [this.meta(taskId), this.events(taskId)], []);
+      await this.script(COMPLETE, [this.meta(taskId), this.events(taskId)], [String(this.ttlMs)]);
     } catch (e) {
       throw this.taskError(e, taskId);
     }
