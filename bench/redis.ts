@@ -75,66 +75,81 @@ export const redisBench: Bench = {
       .connect()) as RedisClient;
     const lines: string[] = [];
     try {
-      const N = 20_000;
-      const width = 32;
-      for (let round = 0; round < 2; round++) {
-        const store = new RedisContinuityEventStore({ client, prefix: `b${round}`, capacity: N });
-        const rawKey = `raw${round}`;
-        // Raw does the caller's share of the work too: the message's JSON.
-        const rawMs = await pooled(N, width, (i) =>
-          client.sendCommand([
-            'XADD',
-            rawKey,
-            'MAXLEN',
-            String(N),
-            '*',
-            'm',
-            JSON.stringify(message(i)),
-            'w',
-            'x',
-          ]),
-        );
+      {
+        const N = 20_000;
+        const width = 32;
+        // Store and raw take turns, in slices, and each ratio is of their summed times: on a
+        // shared, loaded machine a load spike then hits both sides alike, not one whole phase.
+        const slices = 10;
+        const per = N / slices;
+        const store = new RedisContinuityEventStore({ client, prefix: 'b', capacity: N });
+        const rawKey = 'raw';
+        // Warm-up: the script loaded, the settings checked, both keys created.
+        await store.storeEvent('warm', message(0));
+        await client.sendCommand(['XADD', 'rawwarm', '*', 'm', '{}']);
+        let rawMs = 0;
+        let storeMs = 0;
         // The stream's number is drawn at random (its incarnation): read it off an id.
         let stream = '';
-        const storeMs = await pooled(N, width, async (i) => {
-          const id = await store.storeEvent('S', message(i));
-          stream ||= id.slice(0, id.lastIndexOf('-'));
-        });
-        if (round === 0) continue; // warm-up
+        for (let s = 0; s < slices; s++) {
+          // Raw does the caller's share of the work too: the message's JSON.
+          rawMs += await pooled(per, width, (i) =>
+            client.sendCommand([
+              'XADD',
+              rawKey,
+              'MAXLEN',
+              String(N),
+              '*',
+              'm',
+              JSON.stringify(message(i)),
+              'w',
+              'x',
+            ]),
+          );
+          storeMs += await pooled(per, width, async (i) => {
+            const id = await store.storeEvent('S', message(i));
+            stream ||= id.slice(0, id.lastIndexOf('-'));
+          });
+        }
         const raw = (N / rawMs) * 1000;
         const mine = (N / storeMs) * 1000;
         lines.push(
-          `appends/s (${N}, ${width} in flight): store ${mine.toFixed(0)}, raw XADD ${raw.toFixed(0)}, ratio ${(mine / raw).toFixed(2)}`,
+          `appends/s (${N}, ${width} in flight, ${slices} alternating slices): store ${mine.toFixed(0)}, raw XADD ${raw.toFixed(0)}, ratio ${(mine / raw).toFixed(2)} (target >= 0.7)`,
         );
         log(lines.at(-1)!);
         const cursor = `${stream}-1`;
         let sent = 0;
-        const t0 = performance.now();
-        await store.replayEventsAfter(cursor, { send: async () => void sent++ });
-        const replayMs = performance.now() - t0;
-        const t1 = performance.now();
         let rawRead = 0;
-        for (let from = '-'; ;) {
-          const page = await client.sendCommand<[string, string[]][]>([
-            'XRANGE',
-            rawKey,
-            from,
-            '+',
-            'COUNT',
-            '256',
-          ]);
-          for (const e of page) {
-            JSON.parse(e[1][1]!);
-            rawRead++;
+        let replayMs = 0;
+        let rawReplayMs = 0;
+        const replays = 5;
+        for (let r = 0; r < replays; r++) {
+          const t1 = performance.now();
+          for (let from = '-'; ;) {
+            const page = await client.sendCommand<[string, string[]][]>([
+              'XRANGE',
+              rawKey,
+              from,
+              '+',
+              'COUNT',
+              '256',
+            ]);
+            for (const e of page) {
+              JSON.parse(e[1][1]!);
+              rawRead++;
+            }
+            if (page.length === 0) break;
+            from = `(${page.at(-1)![0]}`;
           }
-          if (page.length === 0) break;
-          from = `(${page.at(-1)![0]}`;
+          rawReplayMs += performance.now() - t1;
+          const t0 = performance.now();
+          await store.replayEventsAfter(cursor, { send: async () => void sent++ });
+          replayMs += performance.now() - t0;
         }
-        const rawReplayMs = performance.now() - t1;
         const a = (sent / replayMs) * 1000;
         const b = (rawRead / rawReplayMs) * 1000;
         lines.push(
-          `replayed events/s (${sent - 1} events, pages of 256): store ${a.toFixed(0)}, raw XRANGE+JSON.parse ${b.toFixed(0)}, ratio ${(a / b).toFixed(2)}`,
+          `replayed events/s (${sent / replays - 1} events x ${replays}, alternating, pages of 256): store ${a.toFixed(0)}, raw XRANGE+JSON.parse ${b.toFixed(0)}, ratio ${(a / b).toFixed(2)} (target >= 0.8)`,
         );
         log(lines.at(-1)!);
       }

@@ -145,72 +145,106 @@ function verdictNote(r: ReconnectReport): { at: number; note: string } | null {
   return { at, note: noteClient(`verdict on the implementation: ${r.verdict}`) };
 }
 
-/** The diagram of a trace already judged into `report` (`lines`: the trace's lines). */
-export function diagramOf(lines: readonly string[], report: CheckReport): string {
-  const byLine = new Map<number, ReconnectReport[]>();
-  const verdicts = new Map<number, string[]>();
-  // An episode of polls is judged once, at its last reconnect: one note for it, not one per poll.
+/**
+ * The notes of the oracle's decisions, by the line they go after: an episode of polls is
+ * judged once, at its last reconnect, so it gets one note, not one per poll. Only the notes'
+ * text is kept (a streamed diagram holds this map, not the reports).
+ */
+export function decisionNotesByLine(reconnects: Iterable<ReconnectReport>): Map<number, string[]> {
+  const all = [...reconnects];
   const lastPoll = new Map<number, number>();
-  for (const r of report.reconnects)
+  for (const r of all)
     if (r.episode !== undefined)
       lastPoll.set(r.episode.first, Math.max(lastPoll.get(r.episode.first) ?? 0, r.line));
-  for (const r of report.reconnects) {
+  const byLine = new Map<number, string[]>();
+  // A verdict is drawn after the decision it judges, never before it (issue 32, C7): after
+  // every decision note of its line.
+  const verdicts = new Map<number, string[]>();
+  for (const r of all) {
     if (r.episode !== undefined && lastPoll.get(r.episode.first) !== r.line) continue;
     const at = r.decidedAt ?? r.line;
-    byLine.set(at, [...(byLine.get(at) ?? []), r]);
+    byLine.set(at, [...(byLine.get(at) ?? []), ...decisionNotes(r)]);
     const v = verdictNote(r);
     if (v !== null) verdicts.set(v.at, [...(verdicts.get(v.at) ?? []), v.note]);
   }
-  const out = ['sequenceDiagram', '  participant C as client', '  participant S as server'];
-  let run: EventRun | null = null;
-  const flush = () => {
-    if (run !== null) out.push(runArrow(run));
-    run = null;
-  };
-  lines.forEach((text, i) => {
-    const n = i + 1;
+  for (const [at, notes] of verdicts) byLine.set(at, [...(byLine.get(at) ?? []), ...notes]);
+  return byLine;
+}
+
+/**
+ * Draws a trace line by line: `push` each line (in order, numbered from 1), then `finish`;
+ * every diagram line goes to `emit` as soon as it is known (a run of events when it ends).
+ */
+export class TraceDiagramWriter {
+  private n = 0;
+  private run: EventRun | null = null;
+
+  constructor(
+    private readonly notes: ReadonlyMap<number, string[]>,
+    private readonly emit: (line: string) => void,
+  ) {
+    emit('sequenceDiagram');
+    emit('  participant C as client');
+    emit('  participant S as server');
+  }
+
+  private flush(): void {
+    if (this.run !== null) this.emit(runArrow(this.run));
+    this.run = null;
+  }
+
+  /** The next line of the trace (already read by the oracle: valid JSON, or blank). */
+  push(text: string): void {
+    const n = ++this.n;
     if (text.trim() !== '') {
       const l = JSON.parse(text) as Line;
       const type = l['type'];
       if (type === 'event' || type === 'tasks/event') {
         // The event the oracle decides on stands alone: the runs before it (duplicates, a
         // first stream) and the note after it must not blur where the proof came from.
-        if (byLine.has(n)) flush();
+        if (this.notes.has(n)) this.flush();
         const kind = type === 'event' ? 'sse' : 'task';
         const seq = seqOf(l);
         const stream = streamOf(l);
-        const r = run as EventRun | null;
-        const extends_ =
+        const r = this.run;
+        if (
           r !== null &&
           r.kind === kind &&
           r.stream === stream &&
           seq !== null &&
           r.last !== null &&
-          seq === r.last + 1;
-        if (extends_) {
+          seq === r.last + 1
+        ) {
           r.last = seq;
           r.count++;
         } else {
-          flush();
-          run = { kind, first: seq, last: seq, stream, count: 1 };
+          this.flush();
+          this.run = { kind, first: seq, last: seq, stream, count: 1 };
         }
       } else {
-        flush();
-        out.push(...lineArrows(l));
+        this.flush();
+        for (const a of lineArrows(l)) this.emit(a);
       }
     }
-    const decided = byLine.get(n);
+    const decided = this.notes.get(n);
     if (decided !== undefined) {
-      flush();
-      for (const r of decided) out.push(...decisionNotes(r));
+      this.flush();
+      for (const note of decided) this.emit(note);
     }
-    const judged = verdicts.get(n);
-    if (judged !== undefined) {
-      flush();
-      out.push(...judged);
-    }
-  });
-  flush();
+  }
+
+  /** The end of the trace: the last run of events. */
+  finish(): void {
+    this.flush();
+  }
+}
+
+/** The diagram of a trace already judged into `report` (`lines`: the trace's lines). */
+export function diagramOf(lines: readonly string[], report: CheckReport): string {
+  const out: string[] = [];
+  const writer = new TraceDiagramWriter(decisionNotesByLine(report.reconnects), (l) => out.push(l));
+  for (const text of lines) writer.push(text);
+  writer.finish();
   return out.join('\n');
 }
 

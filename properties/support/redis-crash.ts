@@ -36,8 +36,11 @@ export interface CrashableRedis {
   url: string;
   /** SIGKILL, then wait (bounded) for the process to be gone. */
   kill9(): Promise<void>;
-  /** Starts it again on the same port and directory; resolves when it answers. */
-  restart(): Promise<void>;
+  /**
+   * Starts it again on the same port and directory, with `extra` settings added for this start
+   * (e.g. another `--maxmemory-policy`); resolves when it answers.
+   */
+  restart(extra?: string[]): Promise<void>;
   /** Kills it and removes its directory. */
   stop(): Promise<void>;
 }
@@ -69,8 +72,8 @@ export async function crashableRedis(persistence: Persistence): Promise<Crashabl
   args.push('--dir', dir, ...persistence.args);
   let child: ChildProcess | undefined;
   let exited = true;
-  const start = async () => {
-    child = spawn(bin, args, { stdio: 'ignore' });
+  const start = async (extra: string[] = []) => {
+    child = spawn(bin, [...args, ...extra], { stdio: 'ignore' });
     exited = false;
     child.once('exit', () => (exited = true));
     const deadline = Date.now() + 15_000;

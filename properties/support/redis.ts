@@ -18,6 +18,8 @@ declare module 'vitest' {
 export const REDIS_SUITES = [
   'properties/redis/store-contract.test.ts',
   'properties/redis/multi-instance.test.ts',
+  'properties/redis/store-setup.test.ts',
+  'properties/redis/task-log-contract.test.ts',
 ];
 
 /** The run's Redis URL, `''` when there is none. */

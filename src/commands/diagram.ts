@@ -2,7 +2,7 @@
  * `mcp-resumption diagram`: the machine's Mermaid state diagrams (full or simplified) and the
  * seed's incidents as sequence diagrams, printed or written in place into the docs.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { clientMachine } from '../../model/client-machine.js';
 import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
 import {
@@ -20,7 +20,7 @@ import { simpleDiagram } from '../simple-diagram.js';
 import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
 import { subjectOf, CLIENT_NAMES } from '../world-string.js';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { traceSequenceDiagram } from '../trace-diagram.js';
+import { streamTraceDiagram } from '../trace-diagram-stream.js';
 import { primerBlock } from '../primer-diagrams.js';
 import { TraceInputError } from '../trace/format.js';
 import { corpusFallback } from './check.js';
@@ -36,6 +36,13 @@ async function blocks(): Promise<MarkedBlock[]> {
 }
 
 /** The `diagram` subcommand. */
+/**
+ * The largest trace `diagram --trace` draws (64 MiB): beyond it, one line says so (exit 2). The
+ * diagram is streamed either way; the bound is for the reader (a diagram of a larger trace has
+ * hundreds of thousands of arrows) and for the notes the first pass keeps.
+ */
+export const MAX_TRACE_BYTES = 64 * 2 ** 20;
+
 export const diagramCommand: Command = {
   name: 'diagram',
   summary:
@@ -55,7 +62,8 @@ per transition.
 --trace FILE      a recorded trace (the format \`check\` reads, any binding) as a Mermaid
                   sequence diagram between client and server, with the oracle's decision on
                   each reconnect as a note; bad input is reported as \`check\` reports it
-                  (one line, exit 2)
+                  (one line, exit 2); streamed, at most 64 MiB of trace (larger: one line,
+                  exit 2)
 --binding NAME    with --trace: ${BINDING_NAMES.join(' or ')}, as \`check --binding\`
 --write FILE      replaces every generated block FILE has (between its markers): the simplified
                   and the full state diagram (docs/model.md), the incident diagrams
@@ -81,16 +89,27 @@ per transition.
           `diagram: unknown --binding ${JSON.stringify(binding)} (expected one of ${BINDING_NAMES.join(', ')})`,
         );
       const source = corpusFallback(trace);
-      let text: string;
+      let size: number;
       try {
-        text = await readFile(source, 'utf8');
+        size = (await stat(source)).size;
       } catch {
         throw new UsageError(`diagram: cannot read ${trace}`);
       }
+      if (size > MAX_TRACE_BYTES) {
+        throw new UsageError(
+          `diagram: ${trace} is ${(size / 2 ** 20).toFixed(1)} MiB; --trace draws traces of at most ` +
+            `${MAX_TRACE_BYTES / 2 ** 20} MiB (a diagram of a larger one has too many arrows to read): ` +
+            `judge it with check, or draw a part of it`,
+        );
+      }
       try {
-        io.out((await traceSequenceDiagram(text, binding === undefined ? {} : { binding })) + '\n');
+        // Streamed: the trace is read twice, line by line, and never held whole.
+        await streamTraceDiagram(source, binding === undefined ? {} : { binding }, io.out);
       } catch (e) {
         if (e instanceof TraceInputError) throw new UsageError(`diagram: ${trace}: ${e.message}`);
+        if (typeof (e as NodeJS.ErrnoException | null)?.code === 'string') {
+          throw new UsageError(`diagram: cannot read ${trace}`);
+        }
         throw e;
       }
       return 0;

@@ -12,11 +12,15 @@ export {
   EventStoreOutOfMemoryError,
   EventStoreUnavailableError,
   RedisContinuityEventStore,
+  RedisSetupError,
+  setupRefusal,
   WRITER_LOST_METHOD,
   type FollowOptions,
   type RedisClient,
   type RedisContinuityEventStoreOptions,
+  type RedisSetup,
   type WriterLost,
 } from './store.js';
 export * from './registry.js';
 export * from './resume.js';
+export * from './task-log.js';

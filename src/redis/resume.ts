@@ -7,6 +7,7 @@ import { UnreplayableCursorError } from '../runtime/continuity-store.js';
 import {
   EventStoreUnavailableError,
   RedisContinuityEventStore,
+  RedisSetupError,
   type RedisContinuityEventStoreOptions,
 } from './store.js';
 
@@ -83,6 +84,7 @@ export async function resumeResponse(
       return r;
     }
     if (e instanceof UnreplayableCursorError) return json(500, -32000, 'Error replaying events');
+    if (e instanceof RedisSetupError) return json(500, -32000, `Event store refused: ${e.message}`);
     throw e;
   }
   if (!closed) {

@@ -76,16 +76,35 @@ export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
  * about n/10^12), so no cursor is ever served another stream's events and no id string is
  * issued twice.
  *
+ * With `allowEviction` (ARGV 8 `'evict'`), `meta.run` is the `run_id` and the server's
+ * `evicted_keys` count (`INFO stats`), read on every append: any eviction in Redis since the
+ * session's log was written (a dropped `heads` hash would restart a counter without a restart)
+ * drops every stream of the session, as a restart does, and so does a `meta` that is gone.
+ *
+ * TTL: an append (and a replay, see `touch`) sets the session's keys to expire 1.5 × the TTL
+ * later whenever its stream's key has less than the TTL left: after any use the keys live at
+ * least the TTL (a stream written or read within it never expires), at the price of one
+ * `PTTL` per append instead of five `EXPIRE`s; an abandoned session goes within 1.5 × the TTL.
+ *
  * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`run`).
  * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none),
- * 7 a random candidate number, 8 `'keep'` (`restart: 'keep'`) or the `run_id` the caller holds
- * (`''`: none). Reply: `[k, seq, run_id to hold]`.
+ * 7 a random candidate number, 8 `'keep'` (`restart: 'keep'`), `'evict'` (`allowEviction`) or
+ * the `run_id` the caller holds (`''`: none). Reply: `[k, seq, run_id to hold]`.
  * The stream's key, `<base>:s<k>`, is derived in the script; every key carries the session's
  * hash tag `{epoch}`, so in a cluster they all live in one slot.
  */
 export const APPEND_SCRIPT = `
 local held = ARGV[8]
 if held == 'keep' then
+  held = ''
+elseif held == 'evict' then
+  local info = redis.call('INFO', 'server') .. redis.call('INFO', 'stats')
+  local run = string.match(info, 'run_id:(%x+)') .. ':' .. string.match(info, 'evicted_keys:(%d+)')
+  if redis.call('HGET', KEYS[4], 'run') ~= run then
+    for _, n in ipairs(redis.call('HKEYS', KEYS[2])) do redis.call('DEL', ARGV[1] .. ':s' .. n) end
+    redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+    redis.call('HSET', KEYS[4], 'run', run)
+  end
   held = ''
 else
   local seen = redis.call('HGET', KEYS[4], 'run')
@@ -113,10 +132,10 @@ end
 local seq = redis.call('HINCRBY', KEYS[3], k, 1)
 local skey = ARGV[1] .. ':s' .. k
 redis.call('XADD', skey, 'MAXLEN', ARGV[5], '0-' .. seq, 'm', ARGV[3], 'w', ARGV[4])
-local ttl = tonumber(ARGV[6])
-if ttl > 0 and seq % 32 == 1 then
-  for i = 1, 4 do redis.call('EXPIRE', KEYS[i], ttl) end
-  redis.call('EXPIRE', skey, ttl)
+local ttl = tonumber(ARGV[6]) * 1000
+if ttl > 0 and redis.call('PTTL', skey) < ttl then
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl * 1.5) end
+  redis.call('PEXPIRE', skey, ttl * 1.5)
 end
 return {k, seq, held}
 `;
@@ -136,8 +155,9 @@ export interface RedisContinuityEventStoreOptions {
   /** Events retained per stream (`XADD … MAXLEN`, exact). Default 1024. */
   capacity?: number;
   /**
-   * Seconds before an abandoned session's keys expire, refreshed on a stream's first append and
-   * every 32nd (see {@link APPEND_SCRIPT}). Default 3600; 0 keeps them until deleted.
+   * Seconds a session's keys live at least after their last use (an append or a replay; see
+   * {@link APPEND_SCRIPT}): a stream written or read within it never expires, and an abandoned
+   * session's keys are gone within 1.5 × it. Default 3600; 0 keeps them until deleted.
    */
   ttlSeconds?: number;
   /** Entries read per `XRANGE … COUNT` page during a replay. Default 256. */
@@ -163,10 +183,79 @@ export interface RedisContinuityEventStoreOptions {
    * whatever Redis reloaded: honest under any persistence. `'keep'`: cursors stay valid across
    * a restart; honest only when Redis reloads every acknowledged write (`appendonly yes`; see
    * docs/stores.md), never with RDB snapshots. Every instance serving the session must use the
-   * same.
+   * same. The store refuses `'keep'` (with {@link RedisSetupError}) unless Redis runs with
+   * `appendonly yes` and `appendfsync always`.
    */
   restart?: 'new-incarnation' | 'keep';
+  /**
+   * Accept a Redis whose `maxmemory-policy` evicts keys (anything but `noeviction`; refused
+   * with {@link RedisSetupError} by default). Then any eviction in Redis (its `evicted_keys`
+   * count moved) starts a new incarnation, as a restart does: every cursor from before it is
+   * refused and every stream is numbered again. Costs an `INFO` on every append. Default off;
+   * needs `restart: 'new-incarnation'`.
+   */
+  allowEviction?: boolean;
 }
+
+/**
+ * The Redis the store was given cannot keep the store's promise: an eviction policy without
+ * `allowEviction`, or `restart: 'keep'` without `appendonly yes` and `appendfsync always`.
+ * Thrown by {@link RedisContinuityEventStore.verify} (call it at start-up) and by every append
+ * or replay until the setting is fixed; checked again after Redis restarts. Not
+ * {@link EventStoreUnavailableError}: retrying does not help.
+ */
+export class RedisSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisSetupError';
+  }
+}
+
+/** What the store checks of Redis, from `INFO` (and `CONFIG GET appendfsync` for `'keep'`). */
+export interface RedisSetup {
+  /** `run_id`: the Redis process the settings were read from. */
+  run: string;
+  /** `maxmemory_policy`. */
+  policy: string;
+  /** `aof_enabled` (`appendonly yes`). */
+  aof: boolean;
+  /** `appendfsync` (read for `restart: 'keep'` only). */
+  fsync?: string;
+}
+
+/** `field:value` of an `INFO` reply. */
+const infoField = (info: string, field: string): string | undefined =>
+  new RegExp(`^${field}:(.*?)\\r?$`, 'm').exec(info)?.[1];
+
+/** The refusal of `setup` for a store with these options, `null` when it can keep its promise. */
+export function setupRefusal(
+  setup: RedisSetup,
+  options: { restart: 'new-incarnation' | 'keep'; allowEviction: boolean },
+): string | null {
+  if (setup.policy !== 'noeviction' && !options.allowEviction) {
+    return (
+      `Redis maxmemory-policy is ${setup.policy}: an eviction policy drops single keys of a ` +
+      `session, and event ids would be issued twice; set maxmemory-policy noeviction, or pass ` +
+      `allowEviction: true to accept it (every cursor is then refused after any eviction)`
+    );
+  }
+  if (options.restart === 'keep' && !(setup.aof && setup.fsync === 'always')) {
+    return (
+      `restart: 'keep' needs appendonly yes and appendfsync always, and Redis has appendonly ` +
+      `${setup.aof ? 'yes' : 'no'}, appendfsync ${setup.fsync ?? 'unknown'}: a crash would lose ` +
+      `acknowledged events and issue their ids again; use restart: 'new-incarnation' (the default)`
+    );
+  }
+  return null;
+}
+
+/**
+ * The setting checked last, per client and kind of store (`keep`, `evict`, plain): the
+ * `run_id` of the Redis process it was read from. A refusal is never kept (checked again).
+ */
+const verified = new WeakMap<RedisClient, Map<string, Promise<string>>>();
+/** The same, once the check passed: read without waiting by every append. */
+const passed = new WeakMap<RedisClient, Map<string, string>>();
 
 /** How a replay keeps following its stream for events written by other instances. */
 export interface FollowOptions {
@@ -217,13 +306,50 @@ export interface WriterLost {
  * (src/redis/index.ts exports the store's public names one by one).
  */
 export function withinMs<T>(reply: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no reply within ${ms} ms`)), ms);
+  return new Promise<T>((resolve, reject) => {
+    const bound: Bound = { at: performance.now() + ms, ms, reject };
+    bounds.add(bound);
+    sweeper ??= setInterval(sweep, SWEEP_MS);
+    // A failure after the bound has already been reported as the timeout (a promise settles
+    // once: the later call is a no-op).
+    reply.then(
+      (value) => {
+        bounds.delete(bound);
+        resolve(value);
+      },
+      (error: unknown) => {
+        bounds.delete(bound);
+        reject(error as Error);
+      },
+    );
   });
-  // A failure after the bound has already been reported as the timeout.
-  reply.catch(() => {});
-  return Promise.race([reply, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The bounds of the commands in flight, checked by one interval timer (every {@link SWEEP_MS}
+ * while any is pending, none otherwise) instead of a timer per command: a timer, a race and a
+ * `finally` per command cost the append about a quarter of its client-side time.
+ */
+interface Bound {
+  at: number;
+  ms: number;
+  reject: (error: Error) => void;
+}
+const bounds = new Set<Bound>();
+/** How late a bound may fire (ms). */
+const SWEEP_MS = 10;
+let sweeper: NodeJS.Timeout | undefined;
+function sweep(): void {
+  const now = performance.now();
+  for (const b of bounds) {
+    if (now < b.at) continue;
+    bounds.delete(b);
+    b.reject(new Error(`no reply within ${b.ms} ms`));
+  }
+  if (bounds.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
 }
 
 /** A client's copy of the append script (see {@link APPEND_SCRIPT}). */
@@ -328,6 +454,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
   private readonly timeoutMs: number;
   private readonly follow: FollowOptions | undefined;
   private readonly restart: 'new-incarnation' | 'keep';
+  private readonly allowEviction: boolean;
   private readonly followers = new Map<string, () => void>();
   private closed = false;
 
@@ -341,6 +468,10 @@ export class RedisContinuityEventStore implements EventStoreLike {
     this.restart = options.restart ?? 'new-incarnation';
     if (this.restart !== 'new-incarnation' && this.restart !== 'keep') {
       throw new Error(`restart must be 'new-incarnation' or 'keep', not ${String(this.restart)}`);
+    }
+    this.allowEviction = options.allowEviction === true;
+    if (this.allowEviction && this.restart === 'keep') {
+      throw new Error("allowEviction needs restart: 'new-incarnation'");
     }
     if (!(this.capacity >= 1) || !(this.pageSize >= 1)) {
       throw new Error('capacity and pageSize must be at least 1');
@@ -358,13 +489,15 @@ export class RedisContinuityEventStore implements EventStoreLike {
 
   /** Keys of the session's indexes. */
   protected get keys(): { ids: string; names: string; heads: string; meta: string } {
-    return {
+    return (this.keyNames ??= {
       ids: `${this.base}:ids`,
       names: `${this.base}:names`,
       heads: `${this.base}:heads`,
       meta: `${this.base}:meta`,
-    };
+    });
   }
+  private fixedArgs: [string, string] | undefined;
+  private keyNames: { ids: string; names: string; heads: string; meta: string } | undefined;
 
   /** The Redis key of stream number `k`. */
   streamKey(k: string | number): string {
@@ -394,6 +527,92 @@ export class RedisContinuityEventStore implements EventStoreLike {
     }
   }
 
+  /** The kind of store, for the setting it needs (see {@link setupRefusal}). */
+  private get mode(): string {
+    return this.restart === 'keep' ? 'keep' : this.allowEviction ? 'evict' : 'plain';
+  }
+
+  /**
+   * Reads what the store needs of Redis (`INFO`: `run_id`, `maxmemory_policy`, `aof_enabled`;
+   * with `'keep'` also `CONFIG GET appendfsync`) and refuses what it cannot promise with.
+   * Resolves to the `run_id` it was read from.
+   *
+   * @throws RedisSetupError (see {@link setupRefusal} for the messages).
+   */
+  protected async readSetup(): Promise<string> {
+    const info = String(await this.command<string>(['INFO']));
+    const setup: RedisSetup = {
+      run: infoField(info, 'run_id') ?? '',
+      policy: infoField(info, 'maxmemory_policy') ?? 'unknown',
+      aof: infoField(info, 'aof_enabled') === '1',
+    };
+    if (this.restart === 'keep') {
+      try {
+        const reply = await this.command<unknown>(['CONFIG', 'GET', 'appendfsync']);
+        // RESP2: ['appendfsync', value]; RESP3: a map (object or Map).
+        const value = Array.isArray(reply)
+          ? reply[1]
+          : reply instanceof Map
+            ? reply.get('appendfsync')
+            : (reply as Record<string, unknown>)?.appendfsync;
+        if (typeof value === 'string') setup.fsync = value;
+      } catch (e) {
+        if (e instanceof EventStoreUnavailableError) throw e;
+        setup.fsync = `unknown (CONFIG GET refused: ${e instanceof Error ? e.message : String(e)})`;
+      }
+    }
+    const refusal = setupRefusal(setup, {
+      restart: this.restart,
+      allowEviction: this.allowEviction,
+    });
+    if (refusal !== null) throw new RedisSetupError(refusal);
+    return setup.run;
+  }
+
+  /**
+   * The `run_id` whose settings were checked for this client and kind of store: checked once,
+   * and again with `force` (a new copy of the append script is loaded: Redis restarted, or its
+   * scripts were flushed) or when `run` (a `run_id` just read) is another.
+   */
+  private async checkedRun(force = false, run?: string): Promise<string> {
+    let byMode = verified.get(this.client);
+    if (byMode === undefined) verified.set(this.client, (byMode = new Map()));
+    const held = byMode.get(this.mode);
+    if (held !== undefined && !force) {
+      const ok = await held;
+      if (run === undefined || run === '' || ok === run) return ok;
+    }
+    const mode = this.mode;
+    const check = this.readSetup();
+    byMode.set(mode, check);
+    check.then(
+      (run) => {
+        let ok = passed.get(this.client);
+        if (ok === undefined) passed.set(this.client, (ok = new Map()));
+        if (byMode.get(mode) === check) ok.set(mode, run);
+      },
+      () => passed.get(this.client)?.delete(mode),
+    );
+    // A refusal is not kept: the next call checks again.
+    check.catch(() => {
+      if (byMode.get(this.mode) === check) byMode.delete(this.mode);
+    });
+    return check;
+  }
+
+  /**
+   * Checks that Redis can keep this store's promise: `maxmemory-policy noeviction` (or
+   * `allowEviction`), and for `restart: 'keep'` `appendonly yes` with `appendfsync always`.
+   * Call it at start-up: every append and replay checks it too (and again after a Redis
+   * restart), and a refused setting fails them.
+   *
+   * @throws RedisSetupError naming the setting and how to fix it.
+   * @throws EventStoreUnavailableError when Redis does not answer.
+   */
+  async verify(): Promise<void> {
+    await this.checkedRun(true);
+  }
+
   /**
    * Runs the append script: `[k, seq]`. By SHA when the client has a loaded copy (see
    * {@link APPEND_SCRIPT}); else it loads a new copy (a random comment of its own) with `EVAL`,
@@ -406,29 +625,51 @@ export class RedisContinuityEventStore implements EventStoreLike {
    */
   protected async append(streamId: string, message: StoredMessage): Promise<[string, number]> {
     const k = this.keys;
-    const args = [k.ids, k.names, k.heads, k.meta, this.base, streamId, JSON.stringify(message)];
-    args.push(this.instanceId, String(this.capacity), String(this.ttlSeconds));
-    args.push(String(randomInt(1e11, 1e12)));
-    const keep = this.restart === 'keep';
+    const args = [
+      k.ids,
+      k.names,
+      k.heads,
+      k.meta,
+      this.base,
+      streamId,
+      JSON.stringify(message),
+      this.instanceId,
+      (this.fixedArgs ??= [String(this.capacity), String(this.ttlSeconds)])[0]!,
+      this.fixedArgs[1]!,
+      String(randomInt(1e11, 1e12)),
+    ];
+    const mode = this.mode;
     let copy = copies.get(this.client);
     if (copy === undefined) copies.set(this.client, (copy = {}));
     for (;;) {
       while (copy.loading) await copy.loading.catch(() => {});
       const loaded = copy.loaded;
-      const held = keep ? 'keep' : (loaded?.held ?? '');
+      const held = mode === 'keep' ? 'keep' : mode === 'evict' ? 'evict' : (loaded?.held ?? '');
       let reply: [string | number, number, string];
       if (loaded === undefined) {
         const text = `${APPEND_SCRIPT}-- ${randomUUID()}\n`;
-        const load = this.command<typeof reply>(['EVAL', text, '4', ...args, held]);
+        // A new copy: the first append of this client, or Redis restarted (or flushed its
+        // scripts). The settings are read again first, in the loading (others wait for it).
+        const load = this.checkedRun(true).then((run) =>
+          this.command<typeof reply>(['EVAL', text, '4', ...args, held]).then(
+            (r) => [run, r] as const,
+          ),
+        );
         copy.loading = load;
+        let run: string;
         try {
-          reply = await load;
+          [run, reply] = await load;
         } finally {
           copy.loading = undefined;
         }
         const sha = createHash('sha1').update(text).digest('hex');
         copy.loaded = { sha, held: String(reply[2]) };
+        // Redis restarted between the check and the EVAL: check the process that stored it
+        // (this id is not handed out when its settings are refused).
+        if (reply[2] && String(reply[2]) !== run) await this.checkedRun(false, String(reply[2]));
       } else {
+        // A copy another kind of store loaded: this kind's settings checked once per client.
+        if (passed.get(this.client)?.get(mode) === undefined) await this.checkedRun(false);
         try {
           reply = await this.command(['EVALSHA', loaded.sha, '4', ...args, held]);
         } catch (e) {
@@ -473,13 +714,39 @@ export class RedisContinuityEventStore implements EventStoreLike {
    * `restart: 'keep'`): after a restart what Redis reloaded may be older than what was issued.
    */
   private async sameIncarnation(): Promise<boolean> {
-    if (this.restart === 'keep') return true;
-    const [info, run] = await Promise.all([
+    if (this.restart === 'keep') {
+      await this.checkedRun(false);
+      return true;
+    }
+    const [info, stats, run] = await Promise.all([
       this.command<string>(['INFO', 'server']),
+      this.allowEviction ? this.command<string>(['INFO', 'stats']) : '',
       this.command<string | null>(['HGET', this.keys.meta, 'run']),
     ]);
-    // No run stored: `run_id:null` is in no INFO reply (run ids are hex).
-    return String(info).includes(`run_id:${run}`);
+    const now = infoField(String(info), 'run_id') ?? '';
+    // Another process than the one whose settings were checked: check again (refuses).
+    await this.checkedRun(false, now);
+    if (this.allowEviction) {
+      return run === `${now}:${infoField(String(stats), 'evicted_keys') ?? ''}`;
+    }
+    // No run stored: `null` is no run id (run ids are hex).
+    return run === now;
+  }
+
+  /**
+   * Refreshes the TTL of the session's keys and of stream `k` (a read is a use: a stream read
+   * within `ttlSeconds` never expires, as one written within it).
+   */
+  private async touch(k: string): Promise<void> {
+    if (this.ttlSeconds <= 0) return;
+    // As the append script: 1.5 × the TTL, so that every key lives at least the TTL.
+    const ttl = String(this.ttlSeconds * 1500);
+    const k4 = this.keys;
+    await Promise.all(
+      [k4.ids, k4.names, k4.heads, k4.meta, this.streamKey(k)].map((key) =>
+        this.command(['PEXPIRE', key, ttl]),
+      ),
+    );
   }
 
   /** The writer of the last entry of stream `k` (`''` when it is empty). */
@@ -513,7 +780,8 @@ export class RedisContinuityEventStore implements EventStoreLike {
     const [state, current] = await Promise.all([this.streamState(k), this.sameIncarnation()]);
     if (!state?.streamId) return { refused: `stream ${key} is not retained` };
     if (!current) {
-      return { refused: `stream ${key} is from before a Redis restart (another incarnation)` };
+      const what = this.allowEviction ? 'an eviction or a Redis restart' : 'a Redis restart';
+      return { refused: `stream ${key} is from before ${what} (another incarnation)` };
     }
     if (!Number.isSafeInteger(cursor) || cursor > state.head) {
       return { refused: `cursor ${cursor} is ahead of the stream head ${state.head}` };
@@ -544,31 +812,36 @@ export class RedisContinuityEventStore implements EventStoreLike {
       method: REPLAY_ACK_METHOD,
       params: { stream: label, after: cursor, floor: r.floor, head: r.head },
     };
+    await this.touch(k);
     // A newer resume of this stream on this instance supersedes the older one's follower.
     this.followers.get(k)?.();
     await send('', ack as unknown as StoredMessage);
     let next = cursor + 1;
     let done = false;
     let writer = this.follow ? await this.writerOfHead(k) : '';
+    const key = this.streamKey(k);
+    const count = String(this.pageSize);
     for (;;) {
-      const page = entries(
-        await this.command<unknown>([
-          'XRANGE',
-          this.streamKey(k),
-          `0-${next}`,
-          '+',
-          'COUNT',
-          String(this.pageSize),
-        ]),
-      );
-      for (const e of page) {
-        if (e.seq !== next) {
+      // Entries as Redis sends them (`[id, ['m', message, 'w', writer]]`, see `entries`), read
+      // in place: this loop is the replay's cost per event.
+      const page = await this.command<[string, string[]][]>([
+        'XRANGE',
+        key,
+        `0-${next}`,
+        '+',
+        'COUNT',
+        count,
+      ]);
+      for (let i = 0; i < page.length; i++) {
+        const [id, fields] = page[i]!;
+        // Entry ids are `0-<seq>`.
+        if (Number(id.slice(2)) !== next) {
           throw new UnreplayableCursorError(`event ${next} was evicted during the replay`);
         }
-        const message = JSON.parse(e.message) as StoredMessage;
-        await send(`${label}-${e.seq}`, message);
-        if (isResponse(message)) done = true;
-        writer = e.writer;
+        const message = JSON.parse(fields[1]!) as StoredMessage;
+        await send(`${label}-${next}`, message);
+        if (!done && isResponse(message)) done = true;
+        writer = fields[3]!;
         next += 1;
       }
       // A short page may be followed by events stored while it was sent: read until empty.
@@ -586,9 +859,11 @@ export class RedisContinuityEventStore implements EventStoreLike {
   /**
    * Follows stream `k` from `after` on a connection of its own (`XREAD BLOCK`), forwarding the
    * entries other instances write; stops at the stream's response, at `maxMs`, when the writer
-   * is gone, on a newer resume of the stream, or on {@link close}.
+   * is gone, on a newer resume of the stream, or on {@link close}. `after` is the last seq the
+   * replay sent (not the head resolved before it: an event appended during the replay was sent
+   * by the replay and must not be forwarded again).
    */
-  private startFollower(
+  protected startFollower(
     k: string,
     label: string,
     after: number,
@@ -617,6 +892,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
       let last = after;
       let writer = lastWriter;
       let ended = false;
+      let touched = Date.now();
       try {
         await conn.connect();
         while (!stopped && !ended && Date.now() < deadline) {
@@ -639,6 +915,11 @@ export class RedisContinuityEventStore implements EventStoreLike {
           );
           const got = entries(xreadEntries(reply));
           if (stopped) break;
+          // A follower reads the stream: it keeps the keys alive while nobody writes.
+          if (Date.now() - touched > (this.ttlSeconds * 1000) / 4) {
+            touched = Date.now();
+            await this.touch(k);
+          }
           if (got.length === 0) {
             if (writer && follow.writerAlive && !(await follow.writerAlive(writer))) {
               const lost: WriterLost = {

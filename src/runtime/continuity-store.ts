@@ -163,7 +163,8 @@ export class ContinuityEventStore implements EventStoreLike {
   private readonly live = new Map<string, StreamLog>();
   /** Evicted streams (number and head only), oldest eviction first. */
   private readonly evicted = new Map<string, StreamLog>();
-  private readonly byKey = new Map<string, StreamLog>();
+  /** Every stream a cursor can name (live and evicted): bounded with them, see {@link indexed}. */
+  protected readonly byKey = new Map<string, StreamLog>();
   private nextKey = 1;
 
   /**
@@ -218,8 +219,17 @@ export class ContinuityEventStore implements EventStoreLike {
     this.live.set(log.streamId, log);
   }
 
+  /**
+   * Streams in the index cursors are resolved by: at most `maxStreams` × (1 +
+   * {@link EVICTED_PER_STREAM}), however many streams were ever written (a forgotten stream
+   * leaves it). For tests and metrics.
+   */
+  get indexed(): number {
+    return this.byKey.size;
+  }
+
   /** Evicts the least recently used streams beyond `maxStreams`; forgets the oldest evicted. */
-  private evictBeyondLimit(): void {
+  protected evictBeyondLimit(): void {
     while (this.live.size > this.maxStreams) {
       const oldest = this.live.values().next().value as StreamLog;
       this.live.delete(oldest.streamId);

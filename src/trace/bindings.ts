@@ -108,8 +108,9 @@ export function lineReaderFor(binding: Binding, idPattern?: IdPattern): LineRead
  * binding or a bad `proofBudget`.
  */
 export function readBindingHeader(text: string, line: number): BindingHeader | null {
-  // Cheap test first: line 1 of every trace comes through here.
-  if (!text.includes('"binding"')) return null;
+  // Cheap test first: line 1 of every trace comes through here. A line with a JSON escape
+  // (`"bin\u0064ing"`) is parsed whatever it looks like: it is read as JSON, escapes included.
+  if (!text.includes('"binding"') && !text.includes('\\')) return null;
   const obj = parseJsonLine(text, line);
   if (obj === null || obj['type'] !== 'binding') return null;
   const name = obj['name'];
