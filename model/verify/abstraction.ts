@@ -30,6 +30,7 @@ import { fingerprintString, fp, hashString } from './fingerprint.js';
 import type { Spent } from './moves.js';
 import { isValidConfig } from './scope.js';
 import { delayedProofAt } from '../world/validity.js';
+import { callCode } from '../claims/no-wait-after-failure.js';
 
 /** What the encoding needs besides the world. */
 export interface EncodeContext {
@@ -342,6 +343,10 @@ function encodeInto(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): 
   out.put(live ? age(idleRef, now, cfg.T) : -1);
   out.put(c.done === null ? rel(c.reconnectAt, now) : -1);
   out.put(rel(c.proofAt, now));
+  // The application's call (NoWaitAfterFailure): pending or ended, as the claim judges it, and
+  // the client's own request timer (armed only by a client that leaves the call pending).
+  out.put(callCode(c));
+  out.put(rel(c.requestTimeoutAt, now));
   // The task-stream client's translator: the cursor it reads duplicates against, its answer
   // awaited, the tasks delivered (the SSE world has none).
   if (c.wire !== null) {

@@ -87,6 +87,9 @@ function copyClient(c: ClientState): ClientState {
     forgetCursor: c.forgetCursor,
     done: c.done,
     error: c.error,
+    decidedAt: c.decidedAt,
+    call: c.call, // never mutated once made
+    requestTimeoutAt: c.requestTimeoutAt,
     observations: c.observations,
     // The translator goes on independently in each branch.
     wire: c.wire === null ? null : c.wire.clone(),

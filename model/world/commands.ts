@@ -143,4 +143,7 @@ export function quiesce(w: World): void {
     else advance(w, wait);
   }
   if (w.client.done === null) advance(w, wait);
+  // A call left pending after the stream stopped ends only when the client's own timer fires.
+  const req = w.client.requestTimeoutAt;
+  if (req !== null) advance(w, Math.max(0, req - w.clock.now));
 }

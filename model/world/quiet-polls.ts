@@ -47,6 +47,7 @@ function pollState(w: World): unknown[] {
     c.eventsSinceReconnect,
     c.forgetCursor,
     c.done,
+    c.requestTimeoutAt,
     s.epoch,
     s.sessionKnown,
     s.recreated,

@@ -148,6 +148,7 @@ function entryLines(e: TimelineEntry): string[] {
       // The GET that follows says it.
       return [];
     case 'idle':
+    case 'request-timeout':
       return [note('C', `${at} ${e.action}`)];
     case 'keepalive-blocked':
       return [msg('S', '--x', 'C', 'keepalive blocked, socket full')];
@@ -175,6 +176,8 @@ function entryLines(e: TimelineEntry): string[] {
 function endLine(w: World): string {
   const c = w.client;
   if (c.done === 'complete') return note('C', `complete, ${c.delivered.length} events delivered`);
+  if (c.done === 'failed' && c.call?.by === 'request-timeout')
+    return note('C', `${c.error ?? clientState(c)}; the call waited for its own timer`);
   if (c.done === 'failed') return note('C', c.error ?? clientState(c));
   return note('C', `ended in ${clientState(c)}, undecided: no result and no error`);
 }

@@ -32,6 +32,8 @@ export type TimelineTag =
   | { k: 'backoff' }
   /** The client's idle timer fired. */
   | { k: 'idle' }
+  /** The client's own request timer fired and ended the pending call (a timeout, no outcome). */
+  | { k: 'request-timeout' }
   /** A shared-writer keepalive could not be written: the socket is full. */
   | { k: 'keepalive-blocked' }
   /** The polling server ended a resumed stream it had written nothing on. */
