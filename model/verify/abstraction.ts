@@ -167,7 +167,8 @@ function putValidity(w: World, out: Encoding): void {
   let broken =
     truth.cursorlessReconnects > 0 ||
     !(cfg.T > cfg.K + truth.longestWriteStall) ||
-    truth.reconnects.some((r) => r.sessionAlive && !r.retained);
+    truth.reconnects.some((r) => r.sessionAlive && !r.retained) ||
+    truth.restarts.some((r) => r.era !== undefined);
   // Proof obligations (validity.ts, provenWithinBudget): each unproven reconnect must see the
   // cursor's successor by its budget, with no drop in between.
   const lag = cfg.Q > 0 ? cfg.R : 0;
@@ -293,7 +294,8 @@ function encodeInto(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): 
       (s.toolAlive ? 8 : 0) |
       (s.connected ? 16 : 0) |
       (s.live ? 32 : 0) |
-      (s.keepaliveBlocked ? 64 : 0),
+      (s.keepaliveBlocked ? 64 : 0) |
+      (s.upgraded ? 128 : 0),
   );
   out.put(s.head);
   out.put(s.toolEvents);

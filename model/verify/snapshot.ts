@@ -50,6 +50,7 @@ function copyServer(s: ServerState): ServerState {
     sessionKnown: s.sessionKnown,
     recreated: s.recreated,
     restarted: s.restarted,
+    upgraded: s.upgraded,
     toolAlive: s.toolAlive,
     log: copy(s.log),
     head: s.head,

@@ -52,6 +52,7 @@ function pollState(w: World): unknown[] {
     s.sessionKnown,
     s.recreated,
     s.restarted,
+    s.upgraded,
     s.toolAlive,
     s.head,
     s.log.length,

@@ -116,6 +116,13 @@ function entryLines(e: TimelineEntry): string[] {
     case 'evict':
       return [note('L', tag.id === null ? 'nothing to evict' : `event ${tag.id} evicted`)];
     case 'restart':
+      if (tag.era !== undefined)
+        return [
+          note(
+            'S,L',
+            `${at} restart as a ${tag.era} server (rolling upgrade): no sessions, every GET answered 405`,
+          ),
+        ];
       return [
         note(
           'S,L',

@@ -18,7 +18,8 @@ export type TimelineTag =
   | { k: 'tool-done' }
   /** `Evict`: the oldest retained event left the ring (`null`: nothing was retained). */
   | { k: 'evict'; id: number | null }
-  | { k: 'restart'; durable: boolean }
+  /** A restart; `era`: into the 2026-07-28 era (no sessions, every GET answered 405). */
+  | { k: 'restart'; durable: boolean; era?: '2026-07-28' }
   /** The application thread was saturated or released. */
   | { k: 'app'; saturated: boolean }
   | { k: 'drain' }
