@@ -220,13 +220,13 @@ const advance = fc
 const faults = {
   evict: cmd({ kind: 'Evict' }),
   restart: cmd({ kind: 'Restart' }),
-  // A restart, or one time in four a rolling upgrade into the 2026-07-28 era (mixed eras): as
-  // many restarts as before, so the other faults keep their share of a sequence.
-  restartOrUpgrade: fc.constantFrom(
-    new WorldCmd({ kind: 'Restart' }),
-    new WorldCmd({ kind: 'Restart' }),
-    new WorldCmd({ kind: 'Restart' }),
-    new WorldCmd({ kind: 'Restart', era: '2026-07-28' }),
+  // A restart, or one time in eight a rolling upgrade into the 2026-07-28 era (mixed eras): as
+  // many restarts as before, so the other faults keep their share of a sequence. An upgrade
+  // breaks durableOr404 for the rest of the world: one in four cost a third of the worlds in
+  // which NoFalseAlarm and Delivery apply; one in eight costs about a sixth.
+  restartOrUpgrade: fc.oneof(
+    { weight: 7, arbitrary: cmd({ kind: 'Restart' }) },
+    { weight: 1, arbitrary: cmd({ kind: 'Restart', era: '2026-07-28' }) },
   ),
   saturate: cmd({ kind: 'SaturateApp' }),
   release: cmd({ kind: 'ReleaseApp' }),
