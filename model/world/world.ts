@@ -407,7 +407,7 @@ export function advance(w: World, ms: number): void {
       reconnect(c, w.cfg, w.port);
     }
     if (c.requestTimeoutAt !== null && c.requestTimeoutAt <= w.clock.now) {
-      note(w, 'client', 'request timer fired: the pending call rejects (Request timed out)', {
+      note(w, 'client', 'request timer fired: call rejects (Request timed out)', {
         k: 'request-timeout',
       });
       requestTimeout(c, w.clock.now);
