@@ -4,6 +4,7 @@
  * figure; the breakdown says where the time goes (generation, world, machine).
  */
 import fc from 'fast-check';
+import { CLAIMS } from '../model/claims/index.js';
 import { clientMachine } from '../model/client-machine.js';
 import { commandsArb, configArb, MAX_COMMANDS } from '../model/world/arbitraries.js';
 import { stepCache } from '../model/world/machine-cache.js';
@@ -147,7 +148,7 @@ export const exploreBench: Bench = {
     const avg = stats.steps / Math.max(1, stats.runs);
     return [
       `baseline (trivial fc.modelRun, size 'max', maxCommands ${MAX_COMMANDS}): ${rate(medianRate(alt.baseline), 1)} runs/s (median slice), ${rate(baseStepCount, baseSecs)} commands/s (avg ${(baseStepCount / baseRuns).toFixed(1)})`,
-      `exploration (mixed worlds, real machine, 4 claims): ${rate(medianRate(alt.subject), 1)} interleavings/s (median slice), ${rate(stats.steps, secs)} steps/s, avg length ${avg.toFixed(1)} steps, ${rate(stats.observations, secs)} machine observations/s`,
+      `exploration (mixed worlds, real machine, ${CLAIMS.length} claims): ${rate(medianRate(alt.subject), 1)} interleavings/s (median slice), ${rate(stats.steps, secs)} steps/s, avg length ${avg.toFixed(1)} steps, ${rate(stats.observations, secs)} machine observations/s`,
       `exploration ratio baseline/exploration: ${spread(alt, 1, 'x')}; target <= 5x: ${alt.median <= 5 ? 'met' : 'not met'}`,
       `breakdown: fast-check generation alone ${rate(gen.runs, gen.secs)} runs/s; worlds alone (no fast-check) ${rate(worldRuns, worldSecs)} runs/s`,
       `machine: transition() memo hit rate ${((100 * hits) / Math.max(1, hits + misses)).toFixed(2)}% (${misses} misses at ~20 µs each); target > 99%: ${hits / Math.max(1, hits + misses) > 0.99 ? 'met' : 'not met'}`,

@@ -5,6 +5,7 @@
  * state costs (fingerprint set and the largest frontier).
  */
 import fc from 'fast-check';
+import { CLAIMS } from '../model/claims/index.js';
 import { SCOPES } from '../model/verify/scope.js';
 import { newStats, worldProperty } from '../model/world/property.js';
 import { verifyOne, type VerifyRun } from '../src/verify/run.js';
@@ -65,7 +66,7 @@ export const verifyBench: Bench = {
       `verify ratio (distinct states/s on 1 thread over observations/s): ${spread(ratio, 3)}; target >= 0.05: ${ratio.median >= 0.05 ? 'met' : 'not met'}`,
       `workers: 2 workers / 1 thread: ${spread(workers, 2, 'x')}; target >= 1.7x: ${workers.median >= 1.7 ? 'met' : 'not met'}`,
       `frontier: ${(r.bytes / r.distinct).toFixed(1)} bytes/state (fingerprint set and the largest level held as paths, ${fmt(r.peakFrontier)} states); target <= 200: ${r.bytes / r.distinct <= 200 ? 'met' : 'not met'}`,
-      'limits: each distinct state is ended with the epilogue and judged by four claims; a state of the frontier is replayed from its path (about one move a state, paths share prefixes); the workers meet at every level and their successors pass through the coordinating thread',
+      `limits: each distinct state is ended with the epilogue and judged by ${CLAIMS.length} claims; a state of the frontier is replayed from its path (about one move a state, paths share prefixes); the workers meet at every level and their successors pass through the coordinating thread`,
     ];
   },
 };

@@ -93,8 +93,11 @@ function parseCommand(text: string): WorldCommand {
       if (arg === undefined) return { kind: 'Disconnect', silent: false };
       if (arg === 'silent') return { kind: 'Disconnect', silent: true };
       throw new Error('Disconnect takes no argument or (silent)');
-    case 'Evict':
     case 'Restart':
+      if (arg === undefined) return { kind: 'Restart' };
+      if (arg === '2026-07-28') return { kind: 'Restart', era: '2026-07-28' };
+      throw new Error('Restart takes no argument or (2026-07-28)');
+    case 'Evict':
     case 'SaturateApp':
     case 'ReleaseApp':
     case 'Drain':

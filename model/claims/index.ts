@@ -6,18 +6,24 @@ import { delivery } from './delivery.js';
 import { noFalseAlarm } from './no-false-alarm.js';
 import { noSilentPartialResult } from './no-silent-partial-result.js';
 import { noUnprovenAcceptance } from './no-unproven-acceptance.js';
+import { noWaitAfterFailure } from './no-wait-after-failure.js';
 import type { Claim, ClaimName, ClaimOptions, ClaimVerdict } from './types.js';
 import type { World } from '../world/world.js';
 
 export * from './types.js';
-export { delivery, noFalseAlarm, noSilentPartialResult, noUnprovenAcceptance };
+export { delivery, noFalseAlarm, noSilentPartialResult, noUnprovenAcceptance, noWaitAfterFailure };
 
-/** Every claim: the two safety claims first, then the two that hold under validity. */
+/**
+ * Every claim: the two safety claims first, then the two that hold under validity, then the
+ * one about the application's call after a failure (it holds against every server too; it comes
+ * last so that the claims before it keep their order in reports and kill tables).
+ */
 export const CLAIMS: readonly Claim[] = [
   noUnprovenAcceptance,
   noSilentPartialResult,
   noFalseAlarm,
   delivery,
+  noWaitAfterFailure,
 ];
 
 /** The claim named `name`. */

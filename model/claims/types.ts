@@ -4,7 +4,11 @@ import type { World } from '../world/world.js';
 
 /** The names of the claims. */
 export type ClaimName =
-  'NoUnprovenAcceptance' | 'NoSilentPartialResult' | 'NoFalseAlarm' | 'Delivery';
+  | 'NoUnprovenAcceptance'
+  | 'NoSilentPartialResult'
+  | 'NoFalseAlarm'
+  | 'Delivery'
+  | 'NoWaitAfterFailure';
 
 /** A claim's answer about one finished world. */
 export interface ClaimVerdict {

@@ -99,4 +99,10 @@ export const CLIENT_MUTANTS: readonly ClientMutant[] = [
       'a reconnect without Last-Event-ID (nothing received yet) is judged like any other: any first id passes',
     subject: { machine: machineMutant('accepts-no-cursor') },
   },
+  {
+    name: 'waits-for-request-timeout',
+    description:
+      'decides correctly, but leaves the call pending until its own request timeout (60 s) rejects it with no outcome',
+    subject: { behaviour: { waitsForRequestTimeout: true } },
+  },
 ];

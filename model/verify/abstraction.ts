@@ -30,6 +30,7 @@ import { fingerprintString, fp, hashString } from './fingerprint.js';
 import type { Spent } from './moves.js';
 import { isValidConfig } from './scope.js';
 import { delayedProofAt } from '../world/validity.js';
+import { callCode } from '../claims/no-wait-after-failure.js';
 
 /** What the encoding needs besides the world. */
 export interface EncodeContext {
@@ -166,7 +167,8 @@ function putValidity(w: World, out: Encoding): void {
   let broken =
     truth.cursorlessReconnects > 0 ||
     !(cfg.T > cfg.K + truth.longestWriteStall) ||
-    truth.reconnects.some((r) => r.sessionAlive && !r.retained);
+    truth.reconnects.some((r) => r.sessionAlive && !r.retained) ||
+    truth.restarts.some((r) => r.era !== undefined);
   // Proof obligations (validity.ts, provenWithinBudget): each unproven reconnect must see the
   // cursor's successor by its budget, with no drop in between.
   const lag = cfg.Q > 0 ? cfg.R : 0;
@@ -292,7 +294,8 @@ function encodeInto(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): 
       (s.toolAlive ? 8 : 0) |
       (s.connected ? 16 : 0) |
       (s.live ? 32 : 0) |
-      (s.keepaliveBlocked ? 64 : 0),
+      (s.keepaliveBlocked ? 64 : 0) |
+      (s.upgraded ? 128 : 0),
   );
   out.put(s.head);
   out.put(s.toolEvents);
@@ -342,6 +345,10 @@ function encodeInto(w: World, ctx: EncodeContext, spent: Spent, out: Encoding): 
   out.put(live ? age(idleRef, now, cfg.T) : -1);
   out.put(c.done === null ? rel(c.reconnectAt, now) : -1);
   out.put(rel(c.proofAt, now));
+  // The application's call (NoWaitAfterFailure): pending or ended, as the claim judges it, and
+  // the client's own request timer (armed only by a client that leaves the call pending).
+  out.put(callCode(c));
+  out.put(rel(c.requestTimeoutAt, now));
   // The task-stream client's translator: the cursor it reads duplicates against, its answer
   // awaited, the tasks delivered (the SSE world has none).
   if (c.wire !== null) {

@@ -1,7 +1,7 @@
 /**
  * The moves of the exhaustive search: the world's named commands, and `Tick`, time passing to
  * the next deadline (a keepalive, the idle timer, the proof timer, the reconnect back-off, the
- * polling server's close). Time is not enumerated by milliseconds: between two deadlines
+ * polling server's close, the client's request timer). Time is not enumerated by milliseconds: between two deadlines
  * nothing but the clock changes, so the only time step worth taking is to the next one.
  * A `Tick` is replayed as the world command `Advance(ms)` with the distance to that deadline.
  */
@@ -62,7 +62,8 @@ export function nextDeadline(w: World): number {
   const ka = s.connected ? s.nextKeepaliveAt : Infinity;
   const rec = c.done === null ? (c.reconnectAt ?? Infinity) : Infinity;
   const close = s.connected ? s.closeAt : Infinity;
-  return Math.min(ka, idleDeadline(c, w.cfg), c.proofAt ?? Infinity, rec, close);
+  const req = c.requestTimeoutAt ?? Infinity;
+  return Math.min(ka, idleDeadline(c, w.cfg), c.proofAt ?? Infinity, rec, close, req);
 }
 
 /**

@@ -50,6 +50,7 @@ function copyServer(s: ServerState): ServerState {
     sessionKnown: s.sessionKnown,
     recreated: s.recreated,
     restarted: s.restarted,
+    upgraded: s.upgraded,
     toolAlive: s.toolAlive,
     log: copy(s.log),
     head: s.head,
@@ -87,6 +88,9 @@ function copyClient(c: ClientState): ClientState {
     forgetCursor: c.forgetCursor,
     done: c.done,
     error: c.error,
+    decidedAt: c.decidedAt,
+    call: c.call, // never mutated once made
+    requestTimeoutAt: c.requestTimeoutAt,
     observations: c.observations,
     // The translator goes on independently in each branch.
     wire: c.wire === null ? null : c.wire.clone(),

@@ -220,6 +220,14 @@ const advance = fc
 const faults = {
   evict: cmd({ kind: 'Evict' }),
   restart: cmd({ kind: 'Restart' }),
+  // A restart, or one time in eight a rolling upgrade into the 2026-07-28 era (mixed eras): as
+  // many restarts as before, so the other faults keep their share of a sequence. An upgrade
+  // breaks durableOr404 for the rest of the world: one in four cost a third of the worlds in
+  // which NoFalseAlarm and Delivery apply; one in eight costs about a sixth.
+  restartOrUpgrade: fc.oneof(
+    { weight: 7, arbitrary: cmd({ kind: 'Restart' }) },
+    { weight: 1, arbitrary: cmd({ kind: 'Restart', era: '2026-07-28' }) },
+  ),
   saturate: cmd({ kind: 'SaturateApp' }),
   release: cmd({ kind: 'ReleaseApp' }),
   drain: cmd({ kind: 'Drain' }),
@@ -242,6 +250,11 @@ function commandArbs(kind: WorldKind): fc.Arbitrary<WorldCmd>[] {
     return [...base, ...faultsOf];
   if (kind === 'break:readDecoupled') return [...base, f.saturate, ...faultsOf];
   if (kind === 'break:durableOr404') return [...base, ...faultsOf, f.restart];
+  // A rolling upgrade into the 2026-07-28 era (mixed eras): among arbitrary faults only. Not in
+  // `promise` worlds, whose server is the one that keeps its promise, nor where a single
+  // condition is broken on purpose.
+  if (kind === 'any' || kind === 'mixed')
+    return [...base, f.disconnect, f.reconnect, f.restartOrUpgrade, f.other, f.evict];
   return [...base, ...faultsOf, f.evict];
 }
 

@@ -12,6 +12,26 @@ import { TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
 import type { MemoEntry, StepCache } from './machine-cache.js';
 import type { AnsweredResponse, ClientWire } from './task-wire.js';
 
+/**
+ * The client's own request timeout, virtual ms: the SDK's default (`DEFAULT_REQUEST_TIMEOUT_MSEC`,
+ * 60 s). The model's client never needs it: its call ends when the tool's result arrives or when
+ * its machine decides a failure. It is armed only when the stream has stopped for good and the
+ * call was left pending (the `waits-for-request-timeout` mutant).
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** How the application's call ended (`ClientState.call`). */
+export interface CallEnd {
+  /** Virtual time it ended. */
+  at: number;
+  /** What ended it: the tool's result, the machine's decision, or the client's own request timer. */
+  by: 'result' | 'decision' | 'request-timeout';
+  /** The outcome the call's error carries (`null`: it carries none, or the call resolved). */
+  outcome: 'resumption-failed' | 'session-lost' | null;
+  /** The error the call rejected with (`null`: it resolved with the result). */
+  error: string | null;
+}
+
 /** What the client can do to the outside world. */
 export interface ClientPort {
   /** Virtual time now. */
@@ -40,6 +60,12 @@ export interface ClientBehaviour {
    * without `after` to "receive all retained events from the beginning" (SEP-2694).
    */
   omitsCursor?: boolean;
+  /**
+   * After its machine decides resumption-failed or session-lost, the client stops its stream but
+   * leaves the application's call pending until its own request timer ends it (as SDK 1.x and 2.x
+   * do when nothing answers the request: `Request timed out`, 60 s by default).
+   */
+  waitsForRequestTimeout?: boolean;
 }
 
 /** The client's state. */
@@ -74,6 +100,12 @@ export interface ClientState {
   done: 'complete' | 'failed' | null;
   /** The error surfaced to the application. */
   error: string | null;
+  /** When the machine decided resumption-failed or session-lost (`null`: it has not). */
+  decidedAt: number | null;
+  /** How the application's call ended (`null`: it is still pending). */
+  call: CallEnd | null;
+  /** When the client's own request timer fires (`null`: not armed). */
+  requestTimeoutAt: number | null;
   /** Observations fed to the machine. */
   observations: number;
   /**
@@ -115,6 +147,9 @@ export function newClient(
     forgetCursor: false,
     done: null,
     error: null,
+    decidedAt: null,
+    call: null,
+    requestTimeoutAt: null,
     observations: 0,
     wire,
   };
@@ -150,8 +185,31 @@ function step(c: ClientState, o: Observation, port: ClientPort): boolean {
     c.done = 'failed';
     c.error = `${c.snap.context.outcome}: ${c.snap.context.reason?.text ?? state}`;
     disconnect(c, port);
+    decided(c, port.now());
   }
   return o.type === 'EVENT' && TAKES_EVENTS.has(before.value as string) && ACCEPTING.has(state);
+}
+
+/**
+ * The machine decided a failure at `now`: the application's call ends at once, rejected with an
+ * error that carries the outcome; or, for a client that waits for its request timeout, the call
+ * stays pending and the request timer is armed.
+ */
+function decided(c: ClientState, now: number): void {
+  c.decidedAt = now;
+  if (c.behaviour.waitsForRequestTimeout === true) {
+    c.requestTimeoutAt = now + REQUEST_TIMEOUT_MS;
+    return;
+  }
+  const outcome = clientState(c) === 'sessionLost' ? 'session-lost' : 'resumption-failed';
+  c.call = { at: now, by: 'decision', outcome, error: c.error };
+}
+
+/** The client's own request timer fired: a call still pending rejects with a plain timeout. */
+export function requestTimeout(c: ClientState, now: number): void {
+  c.requestTimeoutAt = null;
+  if (c.call === null)
+    c.call = { at: now, by: 'request-timeout', outcome: null, error: 'Request timed out' };
 }
 
 /**
@@ -218,6 +276,7 @@ export function readFrame(c: ClientState, f: Frame, cfg: WorldConfig, port: Clie
     c.appBacklog++;
     if (f.result && f.stream === TOOL_STREAM) {
       c.done = 'complete';
+      c.call = { at: now, by: 'result', outcome: null, error: null };
       disconnect(c, port);
     }
   }

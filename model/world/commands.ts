@@ -1,17 +1,20 @@
 /**
- * The named commands and faults of the world: `Emit`, `Evict`, `Restart`, `SaturateApp`,
+ * The named commands and faults of the world: `Emit`, `Evict`, `Restart` (or
+ * `Restart(2026-07-28)`, a rolling upgrade into the era without resumable streams), `SaturateApp`,
  * `ReleaseApp`, `Drain`, `Advance(ms)`, `Disconnect`, `Reconnect`. Each is plain data, applied
  * by {@link applyCommand}; the epilogue {@link quiesce} lets a run finish.
  */
 import { noticeDisconnect, reconnect } from './client.js';
-import { emit, emitOther, evictOldest, restart } from './server.js';
+import { isTaskPolicy } from './config.js';
+import { emit, emitOther, evictOldest, restart, restartAs2026 } from './server.js';
 import { advance, disconnectNetwork, note, pump, type World } from './world.js';
 
 /** One command of an interleaving. */
 export type WorldCommand =
   | { kind: 'Emit'; stream: 'tool' | 'other' }
   | { kind: 'Evict' }
-  | { kind: 'Restart' }
+  /** `era`: the server comes back as a 2026-07-28 server (a rolling upgrade, mid-call). */
+  | { kind: 'Restart'; era?: '2026-07-28' }
   | { kind: 'SaturateApp' }
   | { kind: 'ReleaseApp' }
   | { kind: 'Drain' }
@@ -28,6 +31,8 @@ export function describeCommand(c: WorldCommand): string {
       return `Advance(${c.ms})`;
     case 'Disconnect':
       return c.silent ? 'Disconnect(silent)' : 'Disconnect';
+    case 'Restart':
+      return c.era === undefined ? 'Restart' : `Restart(${c.era})`;
     default:
       return c.kind;
   }
@@ -83,12 +88,22 @@ export function applyCommand(w: World, c: WorldCommand): void {
       if (wasUp) w.truth.drops.push(w.clock.now);
       w.net.up = false;
       w.net.socket = [];
-      restart(w.server, w.cfg, w.clock.now, w.truth);
+      // A task-stream receiver resumes in the 2026-07-28 era too (SEP-2694): there an upgrade is
+      // a restart like any other.
+      const upgrade = c.era !== undefined && !isTaskPolicy(w.policy);
+      if (upgrade) restartAs2026(w.server, w.clock.now, w.truth);
+      else restart(w.server, w.cfg, w.clock.now, w.truth);
       if (w.timeline !== null)
-        note(w, 'server', `restarts (${w.cfg.durable ? 'durable' : 'in-memory'} session store)`, {
-          k: 'restart',
-          durable: w.cfg.durable,
-        });
+        note(
+          w,
+          'server',
+          upgrade
+            ? 'restarts as a 2026-07-28 server (rolling upgrade): no sessions, every GET answered 405, Last-Event-ID ignored'
+            : `restarts (${w.cfg.durable ? 'durable' : 'in-memory'} session store)`,
+          upgrade
+            ? { k: 'restart', durable: false, era: '2026-07-28' }
+            : { k: 'restart', durable: w.cfg.durable },
+        );
       if (wasUp) noticeDisconnect(w.client, w.cfg, w.port);
       return;
     }
@@ -143,4 +158,7 @@ export function quiesce(w: World): void {
     else advance(w, wait);
   }
   if (w.client.done === null) advance(w, wait);
+  // A call left pending after the stream stopped ends only when the client's own timer fires.
+  const req = w.client.requestTimeoutAt;
+  if (req !== null) advance(w, Math.max(0, req - w.clock.now));
 }

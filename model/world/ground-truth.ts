@@ -56,8 +56,11 @@ export interface GroundTruth {
   idle: IdleTruth[];
   /** The session was really lost (a restart without a durable store), and when. */
   sessionLostAt: number | null;
-  /** Restarts, with whether the store survived them. */
-  restarts: { t: number; durable: boolean }[];
+  /**
+   * Restarts, with whether the store survived them, and `era` for a restart into the 2026-07-28
+   * era (a rolling upgrade: the new server has no sessions).
+   */
+  restarts: { t: number; durable: boolean; era?: '2026-07-28' }[];
   /** The longest time a frame waited in the writer while the connection was up. */
   longestWriteStall: number;
   /** Smallest interval between two consecutive tool events. */

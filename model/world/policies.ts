@@ -47,6 +47,12 @@ export interface Answer {
 export const UNREPLAYABLE_STATUS = 416;
 
 /**
+ * What a server of the 2026-07-28 era answers to any `GET` (Streamable HTTP: "a server that
+ * speaks only 2026-07-28 SHOULD answer a GET with 405" and ignores `Last-Event-ID`).
+ */
+export const ERA_2026_STATUS = 405;
+
+/**
  * The events of `log` after id `c`. A log holds contiguous ids (appended at the head, evicted
  * from the tail), so they are a suffix found by arithmetic, not by a scan: with `priming=all`
  * and no retention limit the log grows by one id per reconnect, and a scan per reconnect made
@@ -133,7 +139,8 @@ const KNOWN: Record<SsePolicyName, KnownSession> = {
  * server re-creates it (`onRestart` other than 404, or the `restart-empty-200` policy): then 200
  * and an empty stream under the same session id; silently (`recreate`, the seed's third
  * variant), or saying so with its new epoch (`new-epoch`) or `durable: false` (`not-durable`).
- * `restart-404` answers 404 after any restart, durable or not.
+ * `restart-404` answers 404 after any restart, durable or not. A server that restarted into the
+ * 2026-07-28 era answers 405 to everything, whatever its policy.
  */
 export function answerReconnect(
   s: ServerState,
@@ -141,6 +148,7 @@ export function answerReconnect(
   policy: PolicyName,
   req: ReconnectRequest,
 ): Answer {
+  if (s.upgraded) return { status: ERA_2026_STATUS, frames: [], live: false };
   if (req.stream !== TOOL_STREAM) return { status: 404, frames: [], live: false };
   if (policy === 'restart-404' && s.restarted) return { status: 404, frames: [], live: false };
   if (!s.sessionKnown || s.recreated) {

@@ -116,6 +116,13 @@ function entryLines(e: TimelineEntry): string[] {
     case 'evict':
       return [note('L', tag.id === null ? 'nothing to evict' : `event ${tag.id} evicted`)];
     case 'restart':
+      if (tag.era !== undefined)
+        return [
+          note(
+            'S,L',
+            `${at} restart as a ${tag.era} server (rolling upgrade): no sessions, every GET answered 405`,
+          ),
+        ];
       return [
         note(
           'S,L',
@@ -148,6 +155,7 @@ function entryLines(e: TimelineEntry): string[] {
       // The GET that follows says it.
       return [];
     case 'idle':
+    case 'request-timeout':
       return [note('C', `${at} ${e.action}`)];
     case 'keepalive-blocked':
       return [msg('S', '--x', 'C', 'keepalive blocked, socket full')];
@@ -175,6 +183,8 @@ function entryLines(e: TimelineEntry): string[] {
 function endLine(w: World): string {
   const c = w.client;
   if (c.done === 'complete') return note('C', `complete, ${c.delivered.length} events delivered`);
+  if (c.done === 'failed' && c.call?.by === 'request-timeout')
+    return note('C', `${c.error ?? clientState(c)}; the call waited for its own timer`);
   if (c.done === 'failed') return note('C', c.error ?? clientState(c));
   return note('C', `ended in ${clientState(c)}, undecided: no result and no error`);
 }

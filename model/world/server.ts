@@ -20,6 +20,11 @@ export interface ServerState {
   recreated: boolean;
   /** At least one restart happened. */
   restarted: boolean;
+  /**
+   * The server restarted as a 2026-07-28 server (a rolling upgrade): no sessions, no resumable
+   * streams; every `GET` is answered 405 and `Last-Event-ID` is ignored.
+   */
+  upgraded: boolean;
   /** The tool is still running (a restart without a durable store kills it). */
   toolAlive: boolean;
   /** Retained events of the tool's stream, ids floor..head, oldest first. */
@@ -52,6 +57,7 @@ export function newServer(): ServerState {
     sessionKnown: true,
     recreated: false,
     restarted: false,
+    upgraded: false,
     toolAlive: true,
     log: [],
     head: 0,
@@ -188,6 +194,27 @@ export function restart(s: ServerState, cfg: WorldConfig, now: number, truth: Gr
   s.restarted = true;
   truth.restarts.push({ t: now, durable: cfg.durable });
   if (cfg.durable) return;
+  s.sessionKnown = false;
+  s.recreated = false;
+  s.toolAlive = false;
+  s.log = [];
+  s.otherLog = [];
+  s.epochNo++;
+  s.epoch = `e${s.epochNo}`;
+  if (truth.sessionLostAt === null) truth.sessionLostAt = now;
+}
+
+/**
+ * A restart into the 2026-07-28 era (a rolling upgrade, mid-call): the new server has no
+ * sessions and no resumable streams (SEP-2575), so whatever the store, the session is lost and
+ * the call it served with it (closing a response stream cancels its request). From now on it
+ * answers every `GET` 405, ignoring `Last-Event-ID` (policies.ts); it writes no ids.
+ */
+export function restartAs2026(s: ServerState, now: number, truth: GroundTruth): void {
+  dropConnection(s);
+  s.restarted = true;
+  s.upgraded = true;
+  truth.restarts.push({ t: now, durable: false, era: '2026-07-28' });
   s.sessionKnown = false;
   s.recreated = false;
   s.toolAlive = false;

@@ -18,7 +18,8 @@ export type TimelineTag =
   | { k: 'tool-done' }
   /** `Evict`: the oldest retained event left the ring (`null`: nothing was retained). */
   | { k: 'evict'; id: number | null }
-  | { k: 'restart'; durable: boolean }
+  /** A restart; `era`: into the 2026-07-28 era (no sessions, every GET answered 405). */
+  | { k: 'restart'; durable: boolean; era?: '2026-07-28' }
   /** The application thread was saturated or released. */
   | { k: 'app'; saturated: boolean }
   | { k: 'drain' }
@@ -32,6 +33,8 @@ export type TimelineTag =
   | { k: 'backoff' }
   /** The client's idle timer fired. */
   | { k: 'idle' }
+  /** The client's own request timer fired and ended the pending call (a timeout, no outcome). */
+  | { k: 'request-timeout' }
   /** A shared-writer keepalive could not be written: the socket is full. */
   | { k: 'keepalive-blocked' }
   /** The polling server ended a resumed stream it had written nothing on. */

@@ -37,7 +37,7 @@ export const CONDITIONS: readonly { name: ConditionName; text: string }[] = [
   },
   {
     name: 'durableOr404',
-    text: 'sessions are durable across restarts, or a restart answers an explicit 404',
+    text: 'sessions are durable across restarts, or a restart answers an explicit 404 (a restart into the 2026-07-28 era, which answers 405, breaks it)',
   },
   {
     name: 'cursorAtEveryReconnect',
@@ -108,7 +108,9 @@ export function conditionsHeld(w: World): Record<ConditionName, boolean> {
     honestServer: isHonestPolicy(cfg.policy),
     timeoutAboveKeepalive: cfg.T > cfg.K + truth.longestWriteStall,
     readDecoupled: cfg.read === 'decoupled' && cfg.idleOn === 'bytes',
-    durableOr404: cfg.durable || cfg.onRestart === '404',
+    // A restart into the 2026-07-28 era answers 405: no session survives, and nothing says so.
+    durableOr404:
+      (cfg.durable || cfg.onRestart === '404') && !truth.restarts.some((r) => r.era !== undefined),
     cursorAtEveryReconnect: truth.cursorlessReconnects === 0,
     proofWithinBudget: provenWithinBudget(w),
   };

@@ -19,6 +19,7 @@ import {
   proofTimeout,
   readFrame,
   reconnect,
+  requestTimeout,
   runApp,
   type ClientBehaviour,
   type ClientPort,
@@ -374,7 +375,8 @@ export function advance(w: World, ms: number): void {
     const proof = c.proofAt ?? Infinity;
     const rec = c.done === null ? (c.reconnectAt ?? Infinity) : Infinity;
     const close = w.server.connected ? w.server.closeAt : Infinity;
-    const next = Math.min(ka, idle, proof, rec, close);
+    const req = c.requestTimeoutAt ?? Infinity;
+    const next = Math.min(ka, idle, proof, rec, close, req);
     if (next > end || stuck > SAME_INSTANT_LIMIT) {
       w.clock.now = end;
       return;
@@ -403,6 +405,12 @@ export function advance(w: World, ms: number): void {
       if (w.skipPolls) skipQuietPolls(w, end);
       note(w, 'client', 'reconnect back-off elapsed', { k: 'backoff' });
       reconnect(c, w.cfg, w.port);
+    }
+    if (c.requestTimeoutAt !== null && c.requestTimeoutAt <= w.clock.now) {
+      note(w, 'client', 'request timer fired: call rejects (Request timed out)', {
+        k: 'request-timeout',
+      });
+      requestTimeout(c, w.clock.now);
     }
   }
 }

@@ -119,7 +119,7 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     await open();
     await load('seven-minute-stall');
     expect(await text('#step')).toBe('step 0 of 266');
-    for (const name of ['NoSilentPartialResult', 'NoFalseAlarm', 'Delivery'])
+    for (const name of ['NoSilentPartialResult', 'NoFalseAlarm', 'Delivery', 'NoWaitAfterFailure'])
       expect(await claim(name), name).toBe('pending');
     expect(await claim('NoUnprovenAcceptance')).toBe('held');
     await page.click('#commands li[data-step="200"]');

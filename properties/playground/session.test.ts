@@ -80,6 +80,20 @@ describe('playground sessions', () => {
     expect(t.spec.commands[3]).toEqual({ kind: 'Restart' });
   });
 
+  test('a world with Restart(2026-07-28) loads, and at its end NoWaitAfterFailure is judged', () => {
+    const text =
+      'world:v1;client=waits-for-request-timeout;config=D=64,K=15000,T=90000,B=8,I=0,R=1000,P=30000,Q=0,N=30,keepalive=shared,read=decoupled,idleOn=bytes,durable=true,onRestart=404,policy=honest,ack=true,priming=open;commands=Emit,Emit,Drain,Restart(2026-07-28),Advance(5000)';
+    const loaded = loadText(text);
+    expect(loaded.spec.commands[3]).toEqual({ kind: 'Restart', era: '2026-07-28' });
+    expect(formatWorldString(loaded.spec)).toBe(text);
+    const s = newSession(loaded.spec, true);
+    const end = viewOf(worldAt(seek(s, stepCount(s))));
+    expect(end.state).toBe('resumptionFailed');
+    const claim = end.claims.find((c) => c.name === 'NoWaitAfterFailure')!;
+    expect(claim.status).toBe('BROKEN');
+    expect(claim.why).toMatch(/waited for the client's own request timer/);
+  });
+
   test('the view shows the ring, the socket, the client and each claim', () => {
     const sc = SEED_SCENARIOS.find((x) => x.name === 'seven-minute-stall')!;
     const s = newSession({ cfg: sc.cfg, commands: sc.commands, client: 'model' }, true);
@@ -95,6 +109,7 @@ describe('playground sessions', () => {
       'NoSilentPartialResult held',
       'NoFalseAlarm n/a',
       'Delivery n/a',
+      'NoWaitAfterFailure held',
     ]);
     expect(foldIds([1, 2, 3, 5, 7, 8])).toBe('1..3, 5, 7..8');
   });
@@ -187,6 +202,7 @@ describe('stepping by observation', () => {
       'NoSilentPartialResult pending',
       'NoFalseAlarm pending',
       'Delivery pending',
+      'NoWaitAfterFailure pending',
     ]);
   });
 });

@@ -48,6 +48,25 @@ describe('exhaustive search of the small scope', () => {
     }
   });
 
+  test.each(POLICIES)(
+    'model client against %s: NoWaitAfterFailure proven (the call ends at the decision)',
+    (policy) => {
+      const r = modelRun(policy);
+      const c = r.claims.find((x) => x.name === 'NoWaitAfterFailure')!;
+      expect(c.counterexample?.why ?? 'proven', `NoWaitAfterFailure against ${policy}`).toBe(
+        'proven',
+      );
+      // Not vacuous: every server of the scope makes the client decide a failure somewhere.
+      expect(c.applied).toBeGreaterThan(0);
+    },
+  );
+
+  test('the client that waits for its request timeout breaks NoWaitAfterFailure, and only it', () => {
+    const r = runs.find((x) => x.client === 'waits-for-request-timeout')!;
+    const broken = r.claims.filter((c) => !c.proven).map((c) => c.name);
+    expect(broken).toEqual(['NoWaitAfterFailure']);
+  });
+
   test('the state counts are the manifest’s (docs/verify-manifest.json)', () => {
     const manifest = JSON.parse(readFileSync('docs/verify-manifest.json', 'utf8')) as Manifest;
     const expected = manifest.scopes.small ?? [];

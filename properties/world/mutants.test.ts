@@ -22,6 +22,7 @@ const EXPECTED: Record<string, string[]> = {
   'fails-empty-poll': ['NoFalseAlarm'],
   'delayed-forever': ['NoSilentPartialResult'],
   'accepts-no-cursor': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
+  'waits-for-request-timeout': ['NoWaitAfterFailure'],
   head: ['NoFalseAlarm'],
   'restart-404': ['NoFalseAlarm'],
   'restart-empty-200': ['NoFalseAlarm'],

@@ -21,9 +21,9 @@ export const exploreCommand: Command = {
   help: `Usage: mcp-resumption explore [options]
 
 Generates worlds (a server, a network and a client around the client machine, on a virtual
-clock) and interleavings of Emit, Evict, Restart, SaturateApp/ReleaseApp, Drain, Advance(ms),
-Disconnect and Reconnect; checks NoUnprovenAcceptance, NoSilentPartialResult, NoFalseAlarm and
-Delivery on each; then searches the mutant zoo and prints its kill table. The report opens
+clock) and interleavings of Emit, Evict, Restart (or Restart(2026-07-28), a rolling upgrade),
+SaturateApp/ReleaseApp, Drain, Advance(ms), Disconnect and Reconnect; checks NoUnprovenAcceptance,
+NoSilentPartialResult, NoFalseAlarm, Delivery and NoWaitAfterFailure on each; then searches the mutant zoo and prints its kill table. The report opens
 with a one-line summary. Progress goes to stderr. Exit status: 0 all claims held, 1 a claim broke (its counterexample is printed), 2 bad
 options.
 

@@ -85,6 +85,7 @@ export function parseCommands(text: string): WorldCommand[] {
     else if (t === 'Emit(other)') out.push({ kind: 'Emit', stream: 'other' });
     else if (t === 'Disconnect') out.push({ kind: 'Disconnect', silent: false });
     else if (t === 'Disconnect(silent)') out.push({ kind: 'Disconnect', silent: true });
+    else if (t === 'Restart(2026-07-28)') out.push({ kind: 'Restart', era: '2026-07-28' });
     else if (['Evict', 'Restart', 'SaturateApp', 'ReleaseApp', 'Drain', 'Reconnect'].includes(t))
       out.push({ kind: t } as WorldCommand);
     else throw new Error(`unknown command ${JSON.stringify(t)}`);

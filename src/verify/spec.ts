@@ -28,6 +28,8 @@ export const TASK_CLIENT_MUTANTS: readonly string[] = [
   'keepalive-is-proof',
   'idle-on-app-thread',
   'fails-empty-poll',
+  // A task-stream call left pending after a failure waits as long as an SSE one.
+  'waits-for-request-timeout',
 ];
 
 /** The clients of the task-stream world: the model's, each binding mutant, the client mutants that apply. */

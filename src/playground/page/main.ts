@@ -424,6 +424,7 @@ function wire(): void {
   on('cmd-emit-other', () => command({ kind: 'Emit', stream: 'other' }));
   on('cmd-evict', () => command({ kind: 'Evict' }));
   on('cmd-restart', () => command({ kind: 'Restart' }));
+  on('cmd-upgrade', () => command({ kind: 'Restart', era: '2026-07-28' }));
   on('cmd-saturate', () => command({ kind: 'SaturateApp' }));
   on('cmd-release', () => command({ kind: 'ReleaseApp' }));
   on('cmd-drain', () => command({ kind: 'Drain' }));
