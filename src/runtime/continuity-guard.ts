@@ -26,15 +26,23 @@ import {
   settlementEvent,
   settlementResponse,
 } from './call-settlement.js';
-import { CONTINUITY_ID_PATTERN, isReplayAck } from './continuity-store.js';
 import type { GuardMutantName } from './guard-mutants.js';
 import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
+import { defaultIdReader } from './guard-ids.js';
 import {
-  configOf,
-  type ContinuityGuardOptions,
-  type GuardTraceLine,
-  type IdReader,
-} from './guard-options.js';
+  ackFloor,
+  callOf,
+  headersOf,
+  isEventStreamType,
+  isRedirect,
+  isRedirectStatus,
+  isResponseMessage,
+  methodOf,
+  serialize,
+  withBody,
+  type Input,
+} from './guard-wire.js';
+import { configOf, type ContinuityGuardOptions, type GuardTraceLine } from './guard-options.js';
 
 export type {
   ContinuityGuardOptions,
@@ -42,27 +50,7 @@ export type {
   GuardTraceLine,
   IdReader,
 } from './guard-options.js';
-
-/**
- * The default id reader: a {@link ContinuityEventStore} id (`<epoch>-s<k>-<seq>`), or a plain
- * decimal id.
- */
-export function defaultIdReader(id: string): { seq: number; stream?: string } | null {
-  const m = CONTINUITY_ID_PATTERN.exec(id);
-  if (m?.groups) return { seq: Number(m.groups.seq), stream: m.groups.stream! };
-  return /^\d{1,15}$/.test(id) ? { seq: Number(id) } : null;
-}
-
-/** Builds an {@link IdReader} from a regular expression with named groups `seq` and `stream`. */
-export function idReaderFromPattern(pattern: RegExp): IdReader {
-  return (id) => {
-    const m = pattern.exec(id);
-    const seq = m?.groups?.seq;
-    if (seq === undefined || !/^\d{1,15}$/.test(seq)) return null;
-    const stream = m!.groups!.stream; // a match with its seq group: both are there
-    return stream === undefined ? { seq: Number(seq) } : { seq: Number(seq), stream };
-  };
-}
+export { defaultIdReader, idReaderFromPattern } from './guard-ids.js';
 
 /**
  * A request refused because the guard already follows `maxStreams` streams: nothing was sent.
@@ -142,83 +130,10 @@ interface Track {
 }
 
 type Body = ReadableStream<Uint8Array>;
-type Input = Parameters<typeof fetch>[0];
-
-function headersOf(input: Input, init?: RequestInit): Headers {
-  if (init?.headers) return new Headers(init.headers);
-  if (input instanceof Request) return input.headers;
-  return new Headers();
-}
-
-function methodOf(input: Input, init?: RequestInit): string {
-  return (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-}
-
-function serialize(e: EventSourceMessage): string {
-  let out = '';
-  if (e.event) out += `event: ${e.event}\n`;
-  if (e.id !== undefined) out += `id: ${e.id}\n`;
-  for (const line of e.data.split('\n')) out += `data: ${line}\n`;
-  return out + '\n';
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function isResponseMessage(data: string): boolean {
-  if (!data.includes('"id"')) return false;
-  const m = parseJson(data) as Record<string, unknown> | undefined;
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    'id' in m &&
-    ('result' in m || 'error' in m) &&
-    !('method' in m)
-  );
-}
-
-/** The replay floor an acknowledgment states (`undefined`: not an acknowledgment). */
-function ackFloor(ev: EventSourceMessage): number | undefined {
-  if (ev.id) return undefined;
-  const msg = parseJson(ev.data);
-  const f = isReplayAck(msg) ? (msg.params as { floor?: unknown }).floor : undefined;
-  return typeof f === 'number' && Number.isSafeInteger(f) ? f : undefined;
-}
-
-/**
- * The call a POST body carries, as `method` and `params` without `_meta` (the SDK puts a fresh
- * progress token there on every call), so that a re-issue of the same call is recognized.
- * `initialize` is reported as such: a new session re-issues everything.
- */
-function callOf(body: unknown): { key: string; request: Record<string, unknown> } | null {
-  if (typeof body !== 'string') return null;
-  const m = parseJson(body) as { method?: unknown; id?: unknown; params?: unknown } | undefined;
-  if (typeof m !== 'object' || m === null || typeof m.method !== 'string' || m.id === undefined) {
-    return null;
-  }
-  const { _meta, ...params } = (m.params ?? {}) as Record<string, unknown>;
-  void _meta;
-  return { key: `${m.method} ${JSON.stringify(params)}`, request: m as Record<string, unknown> };
-}
 
 /** Why a request's stream that ended without its response and without an id fails its call. */
 const CURSORLESS_END =
   'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it; re-issue the call as a new request';
-
-/** A 3xx status. */
-function isRedirectStatus(status: number): boolean {
-  return status >= 300 && status < 400;
-}
-
-/** A redirect answer: the guard asks fetch not to follow them on a resume (rule 3). */
-function isRedirect(r: Response): boolean {
-  return r.type === 'opaqueredirect' || r.redirected || isRedirectStatus(r.status);
-}
 
 /**
  * Wraps `fetchFn` so that every SSE stream the MCP client reads is checked by the client
@@ -817,13 +732,6 @@ export function guardWith(
     );
   };
 
-  const wrap = (response: Response, body: Body) =>
-    new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-
   /** Sends a request with a bound on its headers; `what` names the bound in the error. */
   const send = async (
     input: Input,
@@ -879,7 +787,7 @@ export function guardWith(
     const redirect =
       mutant === 'follows-redirects' ? isRedirectStatus(response.status) : isRedirect(response);
     const type = response.headers.get('content-type');
-    const isSse = /^\s*text\/event-stream\s*(;|$)/i.test(type ?? '');
+    const isSse = isEventStreamType(type);
     const refused = (e: StreamResumptionError | null) => {
       if (!e) return response;
       response.body?.cancel().catch(() => {});
@@ -903,7 +811,7 @@ export function guardWith(
       return refused(record(track, { type: 'disconnect' }));
     }
     track.held = true;
-    return wrap(response, guardBody(track, response.body, init?.signal));
+    return withBody(response, guardBody(track, response.body, init?.signal));
   };
 
   /** Starts or continues the episode of a reconnect with `Last-Event-ID`. */
@@ -999,7 +907,7 @@ export function guardWith(
       reserved--;
     }
     const type = response.headers.get('content-type') ?? '';
-    const isSse = /^\s*text\/event-stream\s*(;|$)/i.test(type);
+    const isSse = isEventStreamType(type);
     if (method === 'GET' && response.status === 200 && !isSse && mutant !== 'non-sse-unjudged') {
       // The SDK clients read any 200 GET body as SSE: one that is not SSE is never handed on.
       response.body?.cancel().catch(() => {});
@@ -1012,7 +920,7 @@ export function guardWith(
     const track = newTrack(call);
     track.plain = plain;
     record(track, { type: 'open', status: 200 });
-    return wrap(response, guardBody(track, response.body, init?.signal));
+    return withBody(response, guardBody(track, response.body, init?.signal));
   };
 
   async function guarded(input: Input, init?: RequestInit): Promise<Response> {
