@@ -12,7 +12,7 @@ import process from 'node:process';
  * The runtime: `npm run mutation:runtime` mutates the guard's four files against the runtime's
  * fast, network-free suites only (`MCPR_MUTATION_SUITE=runtime`, see vitest.mutation.config.ts:
  * a scripted fetch and a fake clock, milliseconds a test), about 920 mutants for the guard;
- * narrow it with `-- --mutate <file>`. Not mutated: src/runtime/guard-mutants.ts (the guard's
+ * narrow it with `-- --mutate <file>`. Not mutated: src/runtime-mutants/guard-mutants.ts (the guard's
  * mutant zoo: deliberately wrong guards, whose detection properties/runtime/guard-mutants.test.ts
  * asserts) and src/runtime/index.ts (re-exports only, no code).
  */

@@ -26,7 +26,7 @@ import {
   settlementEvent,
   settlementResponse,
 } from './call-settlement.js';
-import type { GuardMutantName } from './guard-mutants.js';
+import type { GuardMutantName } from './guard-mutant-names.js';
 import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
 import { defaultIdReader } from './guard-ids.js';
 import {
@@ -169,7 +169,7 @@ export function continuityGuard(
 }
 
 /**
- * The guard, with one of its mutants put back (`mutantGuard` in ./guard-mutants.ts, for the
+ * The guard, with one of its mutants put back (`mutantGuard` in src/runtime-mutants/guard-mutants.ts, for the
  * runtime's property suite) or none (`continuityGuard`).
  * @internal
  */
