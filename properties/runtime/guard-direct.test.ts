@@ -1866,7 +1866,7 @@ describe('edges a user relies on', () => {
 
 /**
  * Cases the mutation run (`npm run mutation:runtime`) showed untested: each test below fails
- * against the mutants of src/runtime/continuity-guard.ts named in its comment.
+ * against the mutants of the guard (src/runtime/continuity-guard.ts, since split into guard-*.ts) named in its comment.
  */
 describe('bookkeeping across streams', () => {
   const CALL_B = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { b: 1 } });
