@@ -211,7 +211,7 @@ export class GuardCore {
     const state = stateOf(track.snapshot);
     const ctx = track.snapshot.context;
     const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if (!isBudgeted(track.snapshot)) clearTimeout(track.budget);
+    if (track.budget !== undefined && !isBudgeted(track.snapshot)) clearTimeout(track.budget);
     // A decision about a reconnect: taken on the reconnect itself, or while it is judged
     // (pending, or delayed until an event proves it). An escalation inside a stream already
     // accepted is a break of that stream, not a decision about its reconnect.
@@ -256,15 +256,20 @@ export class GuardCore {
   record(
     track: Track,
     line: Exclude<TraceLine, { type: 'decision' }>,
-    extra: Record<string, unknown> = {},
+    extra?: Record<string, unknown>,
     why?: string,
   ): StreamResumptionError | null {
-    const t = this.now();
-    if (this.overBudget(track, t)) {
+    // The clock is read only where a time is used: a budget to check, or a trace line (a
+    // decision line carries the time of the line before it). An event of a first stream, the
+    // common case, needs neither.
+    const traced = this.options.onTrace !== undefined;
+    const budgeted = isBudgeted(track.snapshot);
+    const t = traced || budgeted ? this.now() : 0;
+    if (budgeted && this.overBudget(track, t)) {
       const e = this.budgetRunsOut(track);
       if (e) return e;
     }
-    this.emit(track, { ...line, ...extra }, t);
+    if (traced) this.emit(track, extra === undefined ? line : { ...line, ...extra }, t);
     if (!this.enforce && line.type === 'response' && track.reconnected) {
       // Observe-only: what a bare client decides is to accept any 200 answer.
       const outcome = line.status === 200 ? 'resumed' : 'resumption-failed';

@@ -10,9 +10,21 @@ import type { IdReader } from './guard-options.js';
  * decimal id.
  */
 export function defaultIdReader(id: string): { seq: number; stream?: string } | null {
+  // A plain decimal id (read on every event of such a stream) skips the store's pattern, which
+  // needs a `-` and so never matches one.
+  if (isDecimal(id)) return { seq: Number(id) };
   const m = CONTINUITY_ID_PATTERN.exec(id);
-  if (m?.groups) return { seq: Number(m.groups.seq), stream: m.groups.stream! };
-  return /^\d{1,15}$/.test(id) ? { seq: Number(id) } : null;
+  return m?.groups ? { seq: Number(m.groups.seq), stream: m.groups.stream! } : null;
+}
+
+/** `^\d{1,15}$`, without a regular expression. */
+function isDecimal(id: string): boolean {
+  if (id.length === 0 || id.length > 15) return false;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }
 
 /** Builds an {@link IdReader} from a regular expression with named groups `seq` and `stream`. */

@@ -27,6 +27,8 @@ export function serialize(e: EventSourceMessage): string {
   let out = '';
   if (e.event) out += `event: ${e.event}\n`;
   if (e.id !== undefined) out += `id: ${e.id}\n`;
+  // (One line of data, the common case, needs no split.)
+  if (!e.data.includes('\n')) return `${out}data: ${e.data}\n\n`;
   for (const line of e.data.split('\n')) out += `data: ${line}\n`;
   return out + '\n';
 }
