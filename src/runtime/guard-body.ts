@@ -167,11 +167,10 @@ export class GuardBody {
       // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
       this.stop(core.record(track, { type: 'keepalive' }, { opaqueId: ev.id }));
     } else {
-      const line = {
-        type: 'event',
-        id: read.seq,
-        ...(read.stream ? { stream: read.stream } : {}),
-      } as const;
+      // (Built without a spread: this runs on every event.)
+      const line = read.stream
+        ? ({ type: 'event', id: read.seq, stream: read.stream } as const)
+        : ({ type: 'event', id: read.seq } as const);
       if (this.commentFirst) {
         this.commentFirst = false; // the mutant: this event is not judged
         core.emit(track, line);
