@@ -9,10 +9,10 @@ import process from 'node:process';
  * per file on the console, reports/mutation/index.html, and one JSON report per run in
  * reports/mutation/runs/ (merged by `npm run mutation:docs`).
  *
- * The runtime: `npm run mutation:runtime` mutates the guard's four files against the runtime's
+ * The runtime: `npm run mutation:runtime` mutates the guard's files against the runtime's
  * fast, network-free suites only (`MCPR_MUTATION_SUITE=runtime`, see vitest.mutation.config.ts:
  * a scripted fetch and a fake clock, milliseconds a test), about 920 mutants for the guard;
- * narrow it with `-- --mutate <file>`. Not mutated: src/runtime/guard-mutants.ts (the guard's
+ * narrow it with `-- --mutate <file>`. Not mutated: src/runtime-mutants/guard-mutants.ts (the guard's
  * mutant zoo: deliberately wrong guards, whose detection properties/runtime/guard-mutants.test.ts
  * asserts) and src/runtime/index.ts (re-exports only, no code).
  */
@@ -56,6 +56,12 @@ const config = {
     'src/trace/check.ts',
     'src/commands/check.ts',
     'src/runtime/continuity-guard.ts',
+    'src/runtime/guard-core.ts',
+    'src/runtime/guard-body.ts',
+    'src/runtime/guard-requests.ts',
+    'src/runtime/guard-wire.ts',
+    'src/runtime/guard-ids.ts',
+    'src/runtime/guard-track.ts',
     'src/runtime/guard-options.ts',
     'src/runtime/id-only-blocks.ts',
     'src/runtime/replay-fence.ts',

@@ -1,5 +1,10 @@
 /**
  * `npm run bench guard`: continuityGuard's cost, as same-run ratios.
+ * - CPU per event: the same stream of 100k events read through bare fetch and through the guard
+ *   in alternating slices (bare, guard, bare, guard, ...; `BENCH_PAIRS` pairs), each slice's
+ *   process CPU time (`process.cpuUsage()`: user + system, the loopback server included on both
+ *   sides) over its events; the figure is the median of the pairs' guard/bare ratios (target
+ *   at most 1.5).
  * - overhead: one loopback SSE stream of 100k events read through bare fetch and through the
  *   guard (the same reader, eventsource-parser): p50 and p99 of the time between consecutive
  *   events at the reader, and the whole read, guard over bare;
@@ -12,6 +17,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createParser } from 'eventsource-parser';
 import { continuityGuard, inspectGuard } from '../src/runtime/index.js';
+import { alternate, medianRate, pairsWanted, spread, type Slice } from './alternate.js';
 import type { Bench } from './index.js';
 
 const N = 100_000;
@@ -49,6 +55,14 @@ async function readAll(url: string, fetchFn: typeof fetch) {
   return { gaps, ms: performance.now() - t0 };
 }
 
+/** One slice: reads the stream once through `fetchFn`; its units are events, its secs CPU secs. */
+async function cpuSlice(url: string, fetchFn: typeof fetch): Promise<Slice> {
+  const before = process.cpuUsage();
+  const { gaps } = await readAll(url, fetchFn);
+  const used = process.cpuUsage(before);
+  return { units: gaps.length + 1, secs: (used.user + used.system) / 1e6 };
+}
+
 /** A body of one event and the result: what a completed call's stream is. */
 function completedStream(): Response {
   const text =
@@ -77,6 +91,17 @@ export const guardBench: Bench = {
       const guarded = continuityGuard(fetch);
       await readAll(url, fetch); // warm-up
       await readAll(url, guarded);
+      const cpu = await alternate(
+        pairsWanted(),
+        () => cpuSlice(url, fetch),
+        () => cpuSlice(url, guarded),
+        (b, g) => b / g, // (CPU per event guarded) / (CPU per event bare)
+        log,
+      );
+      const us = (slices: Slice[]) => (1e6 / medianRate(slices)).toFixed(2);
+      lines.push(
+        `CPU per event, ${N} events in one stream, alternating slices: bare ${us(cpu.baseline)} µs, guarded ${us(cpu.subject)} µs; guard/bare ${spread(cpu)} (target <= 1.5)`,
+      );
       const bare = await readAll(url, fetch);
       const withGuard = await readAll(url, guarded);
       log(`read ${N} events: bare ${bare.ms.toFixed(0)} ms, guarded ${withGuard.ms.toFixed(0)} ms`);

@@ -26,7 +26,7 @@ import {
   GUARD_MUTANTS,
   mutantGuard,
   type GuardMutantName,
-} from '../../src/runtime/guard-mutants.js';
+} from '../../src/runtime-mutants/guard-mutants.js';
 import {
   ev,
   readAll,
@@ -1569,7 +1569,7 @@ describe('more of the wire', () => {
 });
 
 /**
- * Each guard mutant (src/runtime/guard-mutants.ts) against this suite: one scripted case per
+ * Each guard mutant (src/runtime-mutants/guard-mutants.ts) against this suite: one scripted case per
  * mutant that the guard passes and the mutant fails, so that the fast suite, not only the
  * loopback differential property, tells each bug of issue 16 apart.
  */
@@ -1866,7 +1866,7 @@ describe('edges a user relies on', () => {
 
 /**
  * Cases the mutation run (`npm run mutation:runtime`) showed untested: each test below fails
- * against the mutants of src/runtime/continuity-guard.ts named in its comment.
+ * against the mutants of the guard (src/runtime/continuity-guard.ts, since split into guard-*.ts) named in its comment.
  */
 describe('bookkeeping across streams', () => {
   const CALL_B = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { b: 1 } });

@@ -1,13 +1,16 @@
 /**
- * Every bug of issue 16 is a named mutant of the guard (src/runtime/guard-mutants.ts), and the
- * differential property finds each one: the search runs the property with the mutant guard
+ * Every bug of issue 16 is a named mutant of the guard (src/runtime-mutants/guard-mutants.ts),
+ * and the differential property finds each one: the search runs the property with the mutant guard
  * until a claim breaks, and prints the shrunk counterexample. The clients are those that can
  * show the bug: the SDK clients send `redirect: 'manual'` themselves and hide the `retry:`
  * values they read, so those two bugs are searched with the direct client.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { GUARD_MUTANTS, type GuardMutantName } from '../../src/runtime/guard-mutants.js';
+import { GUARD_MUTANTS, type GuardMutantName } from '../../src/runtime-mutants/guard-mutants.js';
 import { announceSeed, runs } from '../support/seed.js';
 import type { ContinuityGuardOptions } from '../../src/runtime/index.js';
 import { runGuarded, type ClientKind } from './run-guarded.js';
@@ -66,4 +69,16 @@ test('mcp-resumption/runtime offers no door to a mutant: continuityGuard takes n
     expect(Object.keys(runtime)).not.toContain(name);
   }
   expect(Object.keys(runtime)).toContain('continuityGuard');
+});
+
+test('the mutant builders are outside the deployable folder: no file of src/runtime/ holds or imports them', () => {
+  const dir = fileURLToPath(new URL('../../src/runtime/', import.meta.url));
+  const holders = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .filter((f) =>
+      /export (function|const) (mutantGuard|GUARD_MUTANTS)\b|from '\.\.\/runtime-mutants\//.test(
+        readFileSync(join(dir, f), 'utf8'),
+      ),
+    );
+  expect(holders).toEqual([]);
 });

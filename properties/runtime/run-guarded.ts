@@ -12,7 +12,7 @@ import {
   type GuardTraceLine,
   type StreamResumptionError,
 } from '../../src/runtime/index.js';
-import { mutantGuard, type GuardMutantName } from '../../src/runtime/guard-mutants.js';
+import { mutantGuard, type GuardMutantName } from '../../src/runtime-mutants/guard-mutants.js';
 import { directCall } from './direct-client.js';
 import { BUDGET_MS, ID_PATTERN, playServers, type Scenario } from './scenario.js';
 import { callThrough, type SdkKind } from './sdk-clients.js';

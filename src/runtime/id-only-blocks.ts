@@ -10,10 +10,18 @@
  * by eventsource-parser.
  */
 
-/** A line's field name, as the parser reads it (`id`, `data`, ...; `''` for a comment). */
-function fieldOf(line: string): string {
-  const colon = line.indexOf(':');
-  return colon < 0 ? line : line.slice(0, colon);
+/** The line `input[from, to)` is the field `name` (`name` alone, or `name:` and a value). */
+function isField(input: string, from: number, to: number, name: string): boolean {
+  const end = from + name.length;
+  return (
+    end <= to && input.startsWith(name, from) && (end === to || input.charCodeAt(end) === 0x3a)
+  );
+}
+
+/** `input[from, to)` holds a NUL. */
+function hasNul(input: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (input.charCodeAt(i) === 0) return true;
+  return false;
 }
 
 /**
@@ -31,25 +39,40 @@ export function idOnlyBlocksAsPriming(maxLineBytes: number): (text: string) => s
       first = false;
       if (input.charCodeAt(0) === 0xfeff) input = input.slice(1);
     }
+    // The text goes out as it came, cut only where a `data:` line is added: the lines are
+    // scanned in place (this runs on every byte of every guarded stream).
     let out = '';
+    let copied = 0;
     let at = 0;
-    const terminator = /\r\n|\r|\n/g;
-    for (let m = terminator.exec(input); m !== null; m = terminator.exec(input)) {
-      // A CR at the very end may be the first half of a CRLF: wait for the next chunk.
-      if (m[0] === '\r' && m.index === input.length - 1) break;
-      const line = input.slice(at, m.index);
-      if (line === '') {
-        if (hasId && !hasData) out += 'data:\n';
+    let lf = input.indexOf('\n');
+    let cr = input.indexOf('\r');
+    for (;;) {
+      if (lf >= 0 && lf < at) lf = input.indexOf('\n', at);
+      if (cr >= 0 && cr < at) cr = input.indexOf('\r', at);
+      // The line ends at the first CR or LF; a CRLF is one terminator.
+      let end: number;
+      let next: number;
+      if (cr >= 0 && (lf < 0 || cr < lf)) {
+        // A CR at the very end may be the first half of a CRLF: wait for the next chunk.
+        if (cr === input.length - 1) break;
+        end = cr;
+        next = input.charCodeAt(cr + 1) === 0x0a ? cr + 2 : cr + 1;
+      } else if (lf >= 0) {
+        end = lf;
+        next = lf + 1;
+      } else break;
+      if (end === at) {
+        if (hasId && !hasData) {
+          out += input.slice(copied, at) + 'data:\n';
+          copied = at;
+        }
         hasId = hasData = false;
-      } else {
-        const field = fieldOf(line);
-        if (field === 'id' && !line.includes('\0'))
-          hasId = true; // the parser ignores such an id
-        else if (field === 'data') hasData = true;
-      }
-      out += input.slice(at, terminator.lastIndex);
-      at = terminator.lastIndex;
+      } else if (isField(input, at, end, 'id')) {
+        if (!hasNul(input, at, end)) hasId = true; // the parser ignores an id with a NUL
+      } else if (isField(input, at, end, 'data')) hasData = true;
+      at = next;
     }
+    out += input.slice(copied, at);
     carry = input.slice(at);
     if (carry.length > maxLineBytes) {
       throw new Error(`SSE event larger than ${maxLineBytes} bytes`);

@@ -2,21 +2,15 @@
  * The guard's mutant table: each entry puts back one of the bugs of issue 16, so that the
  * runtime's differential property (properties/runtime/) can show it finds every one of them,
  * as the model's mutant zoo (model/mutants/) does for the machine. `mutantGuard(fetch, options,
- * name)` builds one. Not exported by `mcp-resumption/runtime`: `continuityGuard` itself takes no
- * mutant, so a deployed guard cannot be switched into a buggy one by an options object.
+ * name)` builds one. It lives outside src/runtime/ (the deployable folder) and is not exported
+ * by `mcp-resumption/runtime`: `continuityGuard` itself takes no mutant, so a deployed guard
+ * cannot be switched into a buggy one by an options object.
  */
-import { guardWith } from './continuity-guard.js';
-import type { ContinuityGuardOptions } from './guard-options.js';
+import { guardWith } from '../runtime/continuity-guard.js';
+import type { ContinuityGuardOptions } from '../runtime/guard-options.js';
+import type { GuardMutantName } from '../runtime/guard-mutant-names.js';
 
-/** The name of a guard mutant. */
-export type GuardMutantName =
-  | 'non-sse-unjudged'
-  | 'cursorless-retry-is-new'
-  | 'comment-ends-first-check'
-  | 'budget-per-poll'
-  | 'follows-redirects'
-  | 'retry-unclamped'
-  | 'keeps-completed-streams';
+export type { GuardMutantName };
 
 /** One guard mutant: the bug it restores and what it does. */
 export interface GuardMutant {

@@ -1,0 +1,325 @@
+/**
+ * The guarded body of one SSE stream: it reads the server's bytes, parses them
+ * (eventsource-parser), hands every SSE item to the core (guard-core.ts) as a wire fact, and
+ * passes on only what the core accepted. A failure stops the body before anything after it is
+ * handed on; a stream that owed its call a response ends with the call's error response.
+ */
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { StreamResumptionError } from '../reference.js';
+import { settlementEvent } from './call-settlement.js';
+import type { GuardCore } from './guard-core.js';
+import type { Track } from './guard-track.js';
+import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
+import { ackFloor, isResponseMessage, serialize } from './guard-wire.js';
+
+type Body = ReadableStream<Uint8Array>;
+type Controller = ReadableStreamDefaultController<Uint8Array>;
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
+
+/** A read of the source, raced against the idle timer when one is set. */
+interface TimedRead {
+  result: Promise<ReadResult | 'idle'>;
+  /** Stops the timer (the read settled). */
+  clear: () => void;
+}
+
+/** One guarded body: build it with {@link GuardBody.stream}. */
+export class GuardBody {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
+  private readonly parser: EventSourceParser;
+  private readonly rewrite: (text: string) => string;
+  /** Text accepted and not yet handed on: one chunk per read, not one per event. */
+  private out: string[] = [];
+  private failure: Error | null = null;
+  /** `comment-ends-first-check` mutant: a comment came before the first event. */
+  private commentFirst = false;
+  private isEnded = false;
+  private controllerRef: Controller | undefined;
+  /** The application gave the body up (an abort, a cancel): no call is waiting on it. */
+  private abandoned = false;
+
+  private constructor(
+    private readonly core: GuardCore,
+    private readonly track: Track,
+    source: Body,
+    private readonly signal?: AbortSignal | null,
+  ) {
+    this.reader = source.getReader();
+    const cfg = core.cfg;
+    this.parser = createParser({
+      maxBufferSize: cfg.maxEventBytes,
+      onError: (err) => {
+        if (err.type === 'max-buffer-size-exceeded') {
+          this.stop(new Error(`SSE event larger than ${cfg.maxEventBytes} bytes`));
+        }
+      },
+      onRetry: (ms) => this.onRetry(ms),
+      onComment: (c) => this.onComment(c),
+      onEvent: (ev) => this.onEvent(ev),
+    });
+    this.rewrite = idOnlyBlocksAsPriming(cfg.maxEventBytes);
+    // The caller aborts (the SDK closing its transport): the body is given up.
+    signal?.addEventListener('abort', this.abort, { once: true });
+    track.giveUp = (e) => this.giveUp(e);
+  }
+
+  /** The guarded body of `source`, the stream of `track`. */
+  static stream(core: GuardCore, track: Track, source: Body, signal?: AbortSignal | null): Body {
+    const body = new GuardBody(core, track, source, signal);
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          body.controllerRef = controller;
+        },
+        pull: (controller) => body.pull(controller),
+        cancel: (reason) => body.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** The first error wins; `null` (nothing went wrong) changes nothing. */
+  private stop(e: Error | null): void {
+    this.failure ??= e;
+  }
+
+  /**
+   * Ends the body on its failure: with the call's error response and a clean end when the
+   * stream owed its call a response (the SDK rejects the call at once), else with the error.
+   */
+  private failWith(controller: Controller, e: unknown): void {
+    const ending = this.core.settlement(this.track, e);
+    if (!ending) return controller.error(e);
+    try {
+      controller.enqueue(this.encoder.encode(settlementEvent(ending, this.track.id)));
+      controller.close();
+    } catch {
+      // Already closed or errored (the caller cancelled the body): nothing is waiting.
+    }
+  }
+
+  private forward(text: string): void {
+    this.out.push(text);
+  }
+
+  /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
+  private first(floor?: number): void {
+    if (this.track.held) this.stop(this.core.answer(this.track, floor));
+  }
+
+  /**
+   * The stream failed through another request (a later reconnect closed this one's window, or
+   * a refused GET): this body, still open, hands on nothing more.
+   */
+  private refusedElsewhere(): void {
+    this.stop(this.track.failure); // (only set when enforcing)
+  }
+
+  /** The response arrived: nothing more is owed, no reconnect can come for this stream. */
+  private responded(ev: EventSourceMessage): void {
+    if (!isResponseMessage(ev.data)) return;
+    this.track.completed = true;
+    if (!this.track.plain) this.core.free(this.track);
+  }
+
+  private onRetry(ms: number): void {
+    const { cfg, mutant } = this.core;
+    const clamped =
+      mutant === 'retry-unclamped' ? ms : Math.min(cfg.maxRetryMs, Math.max(cfg.minRetryMs, ms));
+    this.forward(`retry: ${clamped}\n\n`);
+  }
+
+  private onComment(c: string): void {
+    this.refusedElsewhere();
+    if (this.failure) return;
+    if (this.track.held && this.core.mutant === 'comment-ends-first-check') {
+      this.commentFirst = true;
+    }
+    this.first();
+    if (this.failure) return;
+    this.stop(this.core.record(this.track, { type: 'keepalive' }));
+    this.forward(`:${c}\n\n`);
+  }
+
+  private onEvent(ev: EventSourceMessage): void {
+    const { core, track } = this;
+    this.refusedElsewhere();
+    if (this.failure) return;
+    const floor = track.held ? ackFloor(ev) : undefined;
+    this.first(floor);
+    if (this.failure) return;
+    if (floor !== undefined) return this.forward(serialize(ev));
+    if (!ev.id) {
+      // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6). It may
+      // be the response itself (a 2026-07-28 server sends no ids).
+      this.stop(core.record(track, { type: 'event' }));
+      if (this.failure) return;
+      // (The standalone stream stays followed until it ends: it reconnects without a cursor.)
+      if (!track.plain) this.responded(ev);
+      return this.forward(serialize(ev));
+    }
+    const read = core.readId(ev.id);
+    if (read === null) {
+      if (track.reconnected && core.enforce) return this.unreadableId(ev.id);
+      // A first stream with opaque ids: nothing to check yet (it proves nothing, like a
+      // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
+      this.stop(core.record(track, { type: 'keepalive' }, { opaqueId: ev.id }));
+    } else {
+      // (Built without a spread: this runs on every event.)
+      const line = read.stream
+        ? ({ type: 'event', id: read.seq, stream: read.stream } as const)
+        : ({ type: 'event', id: read.seq } as const);
+      if (this.commentFirst) {
+        this.commentFirst = false; // the mutant: this event is not judged
+        core.emit(track, line);
+      } else {
+        this.stop(core.record(track, line));
+      }
+    }
+    if (this.failure) return;
+    core.remember(track, ev.id);
+    this.responded(ev);
+    this.forward(serialize(ev));
+  }
+
+  /** A resumed stream's event whose id carries no sequence: nothing can prove it follows. */
+  private unreadableId(id: string): void {
+    const e = new StreamResumptionError(
+      `event id ${JSON.stringify(id)} carries no readable sequence: continuity cannot be proven`,
+      'unproven',
+      'resumption-failed',
+      this.core.failedCall(this.track),
+    );
+    this.core.options.onFailure?.(e);
+    this.stop(this.core.fail(this.track, e));
+  }
+
+  private feed(text: string): void {
+    try {
+      this.parser.feed(this.rewrite(text));
+    } catch (e) {
+      this.stop(e as Error);
+    }
+  }
+
+  private ended(how: 'end' | 'disconnect'): void {
+    if (this.isEnded) return;
+    this.isEnded = true;
+    this.release();
+    if (!this.failure) this.first();
+    if (!this.failure) this.stop(this.core.record(this.track, { type: how }));
+    this.stop(this.core.streamEnded(this.track, this.abandoned));
+  }
+
+  private readonly abort = (): void => {
+    this.abandoned = true;
+    this.reader.cancel(this.signal!.reason).catch(() => {});
+  };
+
+  private release(): void {
+    this.signal?.removeEventListener('abort', this.abort);
+  }
+
+  /** The budget ran out on this stream while it is read: it ends with `e`. */
+  private giveUp(e: StreamResumptionError): void {
+    this.stop(e);
+    this.ended('disconnect'); // (failed: it records nothing)
+    this.failWith(this.controllerRef!, e);
+    this.reader.cancel().catch(() => {});
+  }
+
+  private cancel(reason: unknown): Promise<void> {
+    this.abandoned = true;
+    this.ended('disconnect');
+    return this.reader.cancel(reason);
+  }
+
+  /** A read of the source, raced against the idle timer (`idleTimeoutMs`) when it is set. */
+  private timedRead(read: Promise<ReadResult>): TimedRead {
+    const { idleTimeoutMs, idleClock } = this.core.cfg;
+    if (idleTimeoutMs <= 0) return { result: read, clear: () => {} };
+    let idle: NodeJS.Timeout | undefined;
+    let settled = false;
+    const timer = new Promise<'idle'>((r) => {
+      // The timer measures the network, not the application: when it fires late, the event
+      // loop was busy (the bytes may be waiting unread), so it starts again instead of
+      // declaring the stream idle.
+      const arm = () => {
+        if (settled) return;
+        const armedAt = Date.now();
+        idle = setTimeout(() => {
+          const late = Date.now() - armedAt - idleTimeoutMs;
+          const busy = late > Math.max(20, idleTimeoutMs / 4);
+          if (busy && idleClock === 'network') setImmediate(arm);
+          else r('idle');
+        }, idleTimeoutMs);
+      };
+      arm();
+    });
+    const clear = () => {
+      settled = true;
+      clearTimeout(idle);
+    };
+    return { result: Promise.race([read, timer]), clear };
+  }
+
+  private async pull(controller: Controller): Promise<void> {
+    for (;;) {
+      if (this.out.length > 0) {
+        controller.enqueue(this.encoder.encode(this.out.join('')));
+        this.out = [];
+        return;
+      }
+      if (this.failure) {
+        this.ended('disconnect');
+        this.reader.cancel().catch(() => {});
+        this.failWith(controller, this.failure);
+        return;
+      }
+      const read = this.reader.read();
+      const timed = this.timedRead(read);
+      let result: ReadResult | 'idle';
+      try {
+        result = await timed.result;
+      } catch (e) {
+        if (this.isEnded && this.failure) return; // given up while the read was pending
+        this.ended('disconnect');
+        this.failWith(controller, this.failure ?? e);
+        return;
+      } finally {
+        timed.clear();
+      }
+      if (this.isEnded && this.failure) return; // given up while the read was pending
+      if (result === 'idle') {
+        read.catch(() => {});
+        return this.idle(controller);
+      }
+      if (result.done) return this.done(controller);
+      this.feed(this.decoder.decode(result.value, { stream: true }));
+    }
+  }
+
+  /** No bytes for `idleTimeoutMs`: the stream is given up (the SDK reconnects with its cursor). */
+  private idle(controller: Controller): void {
+    // (No failure is set here: a failed body stops before its next read.)
+    this.first();
+    if (!this.failure) this.stop(this.core.record(this.track, { type: 'idle-timeout' }));
+    this.ended('disconnect');
+    this.reader.cancel().catch(() => {});
+    this.failWith(
+      controller,
+      this.failure ?? new Error(`idle timeout: no bytes for ${this.core.cfg.idleTimeoutMs} ms`),
+    );
+  }
+
+  /** The server ended the stream. */
+  private done(controller: Controller): void {
+    // (The flush completes no line, so nothing more is queued: `out` is empty here.)
+    this.feed(this.decoder.decode());
+    this.ended('end');
+    if (this.failure) this.failWith(controller, this.failure);
+    else controller.close();
+  }
+}

@@ -1,0 +1,462 @@
+/**
+ * The guard's core: it holds the streams it follows (tracks) and turns wire facts into machine
+ * observations. Every HTTP-level fact becomes one trace line (format v1) and the one machine
+ * observation that line maps to (`observationOf`); the machine decides, and the core reports
+ * (`onDecision`, `onFailure`, `onTrace`), fails the stream, and keeps the runtime's bounds: the
+ * proof budget of an episode, the cap on streams followed, and refusing every later GET of a
+ * failed stream until the application re-issues its call. The body reader (guard-body.ts) and
+ * the request handling (guard-requests.ts) are adapters on it.
+ */
+import { clientMachine, PENDING_STATES } from '../../model/client-machine.js';
+import type { Observation } from '../../model/observations.js';
+import { episodeGoesOn, isBudgeted } from '../../model/run.js';
+import { StreamResumptionError, type FailedCall } from '../reference.js';
+import { observationOf } from '../trace/checker.js';
+import { engineFor, type MachineState } from '../trace/engine.js';
+import type { TraceLine } from '../trace/format.js';
+import { settledResponse, settlementResponse } from './call-settlement.js';
+import { defaultIdReader } from './guard-ids.js';
+import type { GuardMutantName } from './guard-mutant-names.js';
+import {
+  configOf,
+  type ContinuityGuardOptions,
+  type GuardConfig,
+  type GuardTraceLine,
+  type IdReader,
+} from './guard-options.js';
+import { isPending, stateOf, type Track } from './guard-track.js';
+import type { Call } from './guard-wire.js';
+
+/**
+ * A request refused because the guard already follows `maxStreams` streams: nothing was sent.
+ * Finish or re-issue the calls in flight, or raise `maxStreams`.
+ */
+export class GuardCapacityError extends Error {
+  /** The bound that was reached. */
+  readonly maxStreams: number;
+  constructor(maxStreams: number) {
+    super(
+      `continuityGuard: already following maxStreams (${maxStreams}) streams; the request was refused before it was sent`,
+    );
+    this.name = 'GuardCapacityError';
+    this.maxStreams = maxStreams;
+  }
+}
+
+/** What a guard holds, for tests and health checks ({@link inspectGuard}). */
+export interface GuardState {
+  /** Streams followed: open, owed a reconnect, or failed and waiting for a re-issue. */
+  streams: number;
+  /** Of those, failed streams whose every GET is refused until their call is re-issued. */
+  failed: number;
+  /** Of those, interrupted streams owed a reconnect. */
+  owed: number;
+  /** Of those, streams whose reconnect is still being judged (a proof budget is running). */
+  pending: number;
+}
+
+/** Why a request's stream that ended without its response and without an id fails its call. */
+const CURSORLESS_END =
+  'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it; re-issue the call as a new request';
+
+/** The tracks of one guard and the decisions about them. */
+export class GuardCore {
+  readonly cfg: GuardConfig;
+  readonly enforce: boolean;
+  readonly readId: IdReader;
+  // The machine runs compiled, as the trace checker runs it (xstate's own transition() costs
+  // about 0.2 ms a step, more than the network for an event); both take the same steps.
+  readonly engine: ReturnType<typeof engineFor>;
+  private readonly t0 = Date.now();
+  private nextTrackId = 1;
+  /** Every stream followed (the memory the cap bounds). */
+  readonly tracks = new Set<Track>();
+  /** Requests sent that may open a stream: they hold a place under the cap. */
+  reserved = 0;
+  readonly byLastId = new Map<string, Track>();
+  /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
+  readonly waitingWithCursor: Track[] = [];
+  /** Interrupted standalone streams that never received an id: they reconnect without one. */
+  readonly waitingPlain: Track[] = [];
+  /** Failed streams, latest last: GETs without a cursor are theirs until the re-issue. */
+  readonly failed: Track[] = [];
+  /** The time of the latest line: a decision carries the time of the line that led to it. */
+  private lastT = 0;
+
+  constructor(
+    readonly options: ContinuityGuardOptions,
+    readonly mutant: GuardMutantName | undefined,
+  ) {
+    this.cfg = configOf(options);
+    this.enforce = this.cfg.enforce;
+    this.readId = options.readId ?? defaultIdReader;
+    this.engine = engineFor(options.machine ?? clientMachine);
+  }
+
+  /** What the guard holds now ({@link inspectGuard}). */
+  state(): GuardState {
+    return {
+      streams: this.tracks.size,
+      failed: this.failed.length,
+      owed: this.waitingWithCursor.length + this.waitingPlain.length,
+      pending: [...this.tracks].filter((t) => isPending(t.snapshot)).length,
+    };
+  }
+
+  /** Closes a pending judgement window, as `settle` of model/run.ts does. */
+  settle(state: MachineState): MachineState {
+    return isPending(state) ? this.engine.step(state, { type: 'PROOF_TIMEOUT' }) : state;
+  }
+
+  remove(list: Track[], track: Track) {
+    const at = list.indexOf(track);
+    if (at >= 0) list.splice(at, 1);
+  }
+
+  /** What a failure reports of the track's call, and where its stream stood. */
+  failedCall(track: Track): FailedCall {
+    const named = track.cursor ?? track.lastId;
+    const id = track.request?.id;
+    const method = track.request?.method;
+    return {
+      requestId: typeof id === 'string' || typeof id === 'number' ? id : null,
+      method: typeof method === 'string' ? method : null,
+      request: track.request,
+      stream: (named !== null ? this.readId(named)?.stream : undefined) ?? null,
+      cursor: track.reconnected ? track.cursor : null,
+      lastDelivered: track.lastId,
+    };
+  }
+
+  /**
+   * The failure that ends the track's call now, if the call still waits for its response and
+   * the guard enforces (`null`: nothing to end). It ends a call once: its later reconnects get
+   * a 405 ({@link settledResponse}).
+   */
+  settlement(track: Track, e: unknown): StreamResumptionError | null {
+    if (!(e instanceof StreamResumptionError) || !this.enforce || this.cfg.endCalls !== 'respond')
+      return null;
+    if (track.request === null || track.completed || track.settled) return null;
+    track.settled = true;
+    return e;
+  }
+
+  /**
+   * The answer to a request of a failed track: the call's error response as a stream (the SDK
+   * rejects the call at once, and stops reconnecting), a 405 once the call was ended, or the
+   * error itself for a stream that owes no call (the standalone stream, or observe-only).
+   */
+  failedAnswer(track: Track, e: StreamResumptionError): Response {
+    if (track.settled) return settledResponse();
+    const ending = this.settlement(track, e);
+    if (ending) return settlementResponse(ending, track.id);
+    throw e;
+  }
+
+  /** Drops the cursor a track holds from `byLastId`, unless a later stream holds it now. */
+  forget(track: Track) {
+    if (track.lastId !== null && this.byLastId.get(track.lastId) === track)
+      this.byLastId.delete(track.lastId);
+  }
+
+  /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
+  free(track: Track) {
+    if (this.mutant === 'keeps-completed-streams' && track.failure === null) return;
+    clearTimeout(track.budget);
+    this.tracks.delete(track);
+    this.forget(track);
+    this.remove(this.waitingWithCursor, track);
+    this.remove(this.waitingPlain, track);
+    this.remove(this.failed, track);
+  }
+
+  newTrack(call: Call): Track {
+    const track: Track = {
+      id: this.nextTrackId++,
+      snapshot: this.engine.initial(),
+      lastId: null,
+      completed: false,
+      plain: false,
+      failure: null,
+      call: call?.key ?? null,
+      request: call?.request ?? null,
+      cursor: null,
+      settled: false,
+      reconnected: false,
+      episodeT: 0,
+      held: false,
+    };
+    this.tracks.add(track);
+    return track;
+  }
+
+  /** The time (ms since the guard was made) of a new line, kept as the latest line's time. */
+  now(): number {
+    return (this.lastT = Date.now() - this.t0);
+  }
+
+  emit(track: Track, line: Record<string, unknown>, t?: number) {
+    if (!this.options.onTrace) return;
+    const at = t ?? (line.type === 'decision' ? this.lastT : this.now());
+    this.options.onTrace({ ...line, t: at } as GuardTraceLine, track.id);
+  }
+
+  /**
+   * Feeds one observation to the track's machine; reports decisions; returns the error to raise
+   * when the machine escalated (only when enforcing).
+   */
+  decide(track: Track, o: Observation, why?: string): StreamResumptionError | null {
+    const prev = stateOf(track.snapshot);
+    track.snapshot = this.engine.step(track.snapshot, o);
+    const state = stateOf(track.snapshot);
+    const ctx = track.snapshot.context;
+    const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
+    if (track.budget !== undefined && !isBudgeted(track.snapshot)) clearTimeout(track.budget);
+    // A decision about a reconnect: taken on the reconnect itself, or while it is judged
+    // (pending, or delayed until an event proves it). An escalation inside a stream already
+    // accepted is a break of that stream, not a decision about its reconnect.
+    const judged = o.type === 'RECONNECT' || PENDING_STATES.includes(prev) || prev === 'delayed';
+    if (judged && state !== prev && ctx.outcome !== null) {
+      const outcome = ctx.outcome;
+      if (this.enforce && track.reconnected) this.emit(track, { type: 'decision', outcome });
+      this.options.onDecision?.({ outcome, reason: ctx.reason, cursor: track.lastId });
+    } else if (state === 'polling' && prev !== 'polling' && this.enforce) {
+      // The server ended an unproven resumed stream: the guard waits for the next poll.
+      this.emit(track, { type: 'decision', outcome: 'delayed' });
+    }
+    if (!escalated) return null;
+    const error = new StreamResumptionError(
+      why ?? ctx.reason?.text ?? 'continuity cannot be proven',
+      ctx.reason?.code ?? 'unproven',
+      state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
+      this.failedCall(track),
+    );
+    this.options.onFailure?.(error);
+    return this.enforce ? this.fail(track, error) : null;
+  }
+
+  /** The stream failed: every later GET for it is refused with `error` until the re-issue. */
+  fail(track: Track, error: StreamResumptionError): StreamResumptionError {
+    track.failure ??= error;
+    this.remove(this.waitingWithCursor, track);
+    this.remove(this.waitingPlain, track);
+    // A stream already freed (its response arrived) owes nothing: nothing to refuse later.
+    if (this.tracks.has(track) && !this.failed.includes(track)) this.failed.push(track);
+    return track.failure;
+  }
+
+  /**
+   * Records one trace line and feeds the machine its observation through the format's own
+   * mapping (`observationOf`), so that what the guard decides on and what it records cannot
+   * drift apart. While an episode is budgeted (pending or delayed), its budget is checked first
+   * against the line's time, as the trace checker does with `proofBudget`, a reconnect's line
+   * included: a poll, or a reconnect of a delayed stream, made after the budget ran out (its
+   * timer not run yet) is refused before it is sent.
+   */
+  record(
+    track: Track,
+    line: Exclude<TraceLine, { type: 'decision' }>,
+    extra?: Record<string, unknown>,
+    why?: string,
+  ): StreamResumptionError | null {
+    // The clock is read only where a time is used: a budget to check, or a trace line (a
+    // decision line carries the time of the line before it). An event of a first stream, the
+    // common case, needs neither.
+    const traced = this.options.onTrace !== undefined;
+    const budgeted = isBudgeted(track.snapshot);
+    const t = traced || budgeted ? this.now() : 0;
+    if (budgeted && this.overBudget(track, t)) {
+      const e = this.budgetRunsOut(track);
+      if (e) return e;
+    }
+    if (traced) this.emit(track, extra === undefined ? line : { ...line, ...extra }, t);
+    if (!this.enforce && line.type === 'response' && track.reconnected) {
+      // Observe-only: what a bare client decides is to accept any 200 answer.
+      const outcome = line.status === 200 ? 'resumed' : 'resumption-failed';
+      this.emit(track, { type: 'decision', outcome });
+    }
+    return this.decide(track, observationOf(line) as Observation, why);
+  }
+
+  /**
+   * The current episode's budget has run out at `t`. (Only a reconnect makes the machine
+   * budgeted: a first stream is never judged against a budget.)
+   */
+  overBudget(track: Track, t: number): boolean {
+    return isBudgeted(track.snapshot) && t - track.episodeT > this.cfg.proofTimeoutMs;
+  }
+
+  /**
+   * The episode's budget ran out (called on a budgeted track only: `overBudget`, or its timer,
+   * which `decide` clears as soon as the machine leaves the budgeted states). A held answer is
+   * fed as it is: its own line, over the budget too, comes back here unheld. Between polls, and
+   * on a delayed stream (rule 7.1), the machine's timer fires (`PROOF_TIMEOUT`); a stream still
+   * pending is given up (a disconnect). A stream being read is then given up with the error.
+   */
+  budgetRunsOut(track: Track): StreamResumptionError | null {
+    clearTimeout(track.budget);
+    this.now();
+    if (track.held) {
+      // A timer that fired a little early by the wall clock leaves the answer judged in time:
+      // the budget still ends the episode.
+      const e = this.answer(track);
+      if (e || !isBudgeted(track.snapshot)) return e;
+    }
+    const state = stateOf(track.snapshot);
+    let e: StreamResumptionError | null;
+    if (state === 'polling' || state === 'delayed') {
+      e = this.decide(track, { type: 'PROOF_TIMEOUT' });
+    } else {
+      this.emit(track, { type: 'disconnect' });
+      e = this.decide(track, { type: 'DISCONNECT' });
+    }
+    // (Between polls no body is being read: `giveUp` is unset.)
+    if (e) track.giveUp?.(e);
+    return e;
+  }
+
+  armBudget(track: Track) {
+    clearTimeout(track.budget);
+    const left = Math.max(0, track.episodeT + this.cfg.proofTimeoutMs - this.now() + 1);
+    track.budget = setTimeout(() => this.budgetRunsOut(track), left);
+    track.budget.unref?.();
+  }
+
+  /** Feeds a held 200 to the machine, with the floor of an acknowledgment if one came first. */
+  answer(track: Track, floor?: number): StreamResumptionError | null {
+    track.held = false;
+    return this.record(track, {
+      type: 'response',
+      status: 200,
+      ...(floor !== undefined ? { floor } : {}),
+    });
+  }
+
+  /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
+  remember(track: Track, id: string) {
+    if (!this.tracks.has(track)) return; // freed: its response arrived
+    this.forget(track);
+    track.lastId = id;
+    this.byLastId.set(id, track);
+  }
+
+  /**
+   * A stream ended or broke: a completed one is forgotten, an interrupted one is owed a
+   * reconnect. A request's stream that holds no cursor cannot be resumed (a 2026-07-28 server
+   * sends no ids; so does a 2025-11-25 server without an event store): for the machine that is
+   * a reconnect without a cursor, a failed resumption (rule 0), and the call it owed ends now
+   * (returned: the error to end it with) instead of waiting for a response that cannot come.
+   */
+  streamEnded(track: Track, abandoned = false): StreamResumptionError | null {
+    track.giveUp = undefined;
+    if (track.failure) return null;
+    if (track.completed) {
+      this.free(track);
+      return null;
+    }
+    if (track.lastId !== null) this.waitingWithCursor.push(track);
+    else if (track.plain) this.waitingPlain.push(track);
+    else if (this.enforce && track.request !== null && !abandoned) {
+      track.reconnected = true;
+      track.cursor = null;
+      track.episodeT = this.now();
+      const e = this.record(track, { type: 'reconnect', cursor: null }, {}, CURSORLESS_END);
+      // No GET can come for it (none names it): nothing to refuse later.
+      this.free(track);
+      return e;
+    } else this.free(track); // nothing names it: no reconnect can come for it
+    return null;
+  }
+
+  /**
+   * Refuses a GET for a failed stream with its error. The GET is recorded (a reconnect the
+   * guard does not send: it stays unanswered, rule 1) so that the trace shows every refusal.
+   */
+  refuse(track: Track, cursor: number | null, stream?: string): StreamResumptionError {
+    const error = track.failure!;
+    const line = { type: 'reconnect', cursor, ...(stream ? { stream } : {}) } as const;
+    this.emit(track, line);
+    track.snapshot = this.settle(this.engine.step(track.snapshot, observationOf(line)!));
+    // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
+    // cursor); the error raised stays the stream's first one.
+    this.emit(track, {
+      type: 'decision',
+      outcome: track.snapshot.context.outcome ?? 'resumption-failed',
+    });
+    return error;
+  }
+
+  /** Starts or continues the episode of a reconnect with `Last-Event-ID`. */
+  reconnect(track: Track, lastEventId: string): StreamResumptionError | null {
+    const read = this.readId(lastEventId);
+    // A poll (the same cursor after the server ended an unproven stream) goes on with its
+    // episode and its budget (`record` checks it); any other reconnect closes the one before
+    // and starts anew.
+    // (The track was found by its last id, and no event came since the episode's reconnect,
+    // so the cursor is the episode's.)
+    const polling = stateOf(track.snapshot) === 'polling';
+    // So does the budget (not the window) after a delayed reconnect with no event since.
+    const keepsBudget = episodeGoesOn(track.snapshot);
+    const closed = this.close(track, polling);
+    if (closed) return closed;
+    this.remove(this.waitingWithCursor, track);
+    if (read === null) {
+      const error = new StreamResumptionError(
+        `cursor ${JSON.stringify(lastEventId)} carries no readable sequence: continuity cannot be proven`,
+        'unproven',
+        'resumption-failed',
+        this.failedCall(track),
+      );
+      this.options.onFailure?.(error);
+      return this.enforce ? this.fail(track, error) : null;
+    }
+    track.reconnected = true;
+    track.cursor = lastEventId;
+    const t = this.now();
+    if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
+    const e = this.record(track, {
+      type: 'reconnect',
+      cursor: read.seq,
+      ...(read.stream ? { stream: read.stream } : {}),
+    });
+    if (!e) this.armBudget(track);
+    return e;
+  }
+
+  /**
+   * A new reconnect closes the judgement window of the one before (`settle`): still unproven
+   * then, it has failed, and that failure is reported like any other. A poll with the same
+   * cursor (`continues`) keeps its episode open: the machine judges it as part of it.
+   */
+  close(track: Track, continues: boolean): StreamResumptionError | null {
+    if (continues) return null;
+    const settled = this.settle(track.snapshot);
+    return settled === track.snapshot ? null : this.decide(track, { type: 'PROOF_TIMEOUT' });
+  }
+
+  /** A cursor from a stream the guard did not see: the track starts from what it claims. */
+  unseen(lastEventId: string): Track {
+    const track = this.newTrack(null);
+    const read = this.readId(lastEventId);
+    this.emit(track, { type: 'open', status: 200, unseen: true });
+    track.snapshot = this.engine.step(track.snapshot, { type: 'OPEN', status: 200 });
+    if (read) {
+      const ev = {
+        type: 'event',
+        id: read.seq,
+        ...(read.stream ? { stream: read.stream } : {}),
+      } as const;
+      this.emit(track, { ...ev, unseen: true });
+      track.snapshot = this.engine.step(track.snapshot, observationOf(ev)!);
+    }
+    this.remember(track, lastEventId);
+    return track;
+  }
+
+  admit() {
+    if (this.tracks.size + this.reserved >= this.cfg.maxStreams)
+      throw new GuardCapacityError(this.cfg.maxStreams);
+  }
+
+  /** A request that may open a new stream (a POST, or a GET that resumes nothing). */
+}

@@ -1,0 +1,14 @@
+/**
+ * The names of the guard's mutants (their builders live outside the deployable runtime, in
+ * src/runtime-mutants/guard-mutants.ts). The guard's code checks these names at the switches
+ * where a mutant puts a bug back; `continuityGuard` never passes one.
+ * @internal
+ */
+export type GuardMutantName =
+  | 'non-sse-unjudged'
+  | 'cursorless-retry-is-new'
+  | 'comment-ends-first-check'
+  | 'budget-per-poll'
+  | 'follows-redirects'
+  | 'retry-unclamped'
+  | 'keeps-completed-streams';
