@@ -21,6 +21,7 @@ describe('configOf', () => {
       maxEventBytes: 8 * 1024 * 1024,
       enforce: true,
       endCalls: 'respond',
+      clientResumes: true,
     });
   });
 
@@ -37,6 +38,7 @@ describe('configOf', () => {
       maxEventBytes: 11,
       enforce: false,
       endCalls: 'error' as const,
+      clientResumes: false,
     };
     expect(configOf(given)).toEqual(given);
   });

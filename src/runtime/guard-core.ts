@@ -56,6 +56,10 @@ export interface GuardState {
 }
 
 /** Why a request's stream that ended without its response and without an id fails its call. */
+/** Why a request's stream that ended without its response fails its call, with `clientResumes: false`. */
+const NO_RESUMING_CLIENT =
+  'the stream ended before its response and this client never reconnects a stream (clientResumes: false), so nothing will resume it; re-issue the call as a new request';
+
 const CURSORLESS_END =
   'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it; re-issue the call as a new request';
 
@@ -354,17 +358,25 @@ export class GuardCore {
       this.free(track);
       return null;
     }
-    if (track.lastId !== null) this.waitingWithCursor.push(track);
-    else if (track.plain) this.waitingPlain.push(track);
-    else if (this.enforce && track.request !== null && !abandoned) {
+    // A request's stream no reconnect will resume: it holds no cursor, or the client never
+    // reconnects (`clientResumes: false`).
+    const lost =
+      this.enforce &&
+      track.request !== null &&
+      !abandoned &&
+      (track.lastId === null || !this.cfg.clientResumes);
+    if (lost) {
       track.reconnected = true;
       track.cursor = null;
       track.episodeT = this.now();
-      const e = this.record(track, { type: 'reconnect', cursor: null }, {}, CURSORLESS_END);
+      const why = track.lastId === null ? CURSORLESS_END : NO_RESUMING_CLIENT;
+      const e = this.record(track, { type: 'reconnect', cursor: null }, {}, why);
       // No GET can come for it (none names it): nothing to refuse later.
       this.free(track);
       return e;
-    } else this.free(track); // nothing names it: no reconnect can come for it
+    } else if (track.lastId !== null) this.waitingWithCursor.push(track);
+    else if (track.plain) this.waitingPlain.push(track);
+    else this.free(track); // nothing names it: no reconnect can come for it
     return null;
   }
 

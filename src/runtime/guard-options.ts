@@ -101,6 +101,14 @@ export interface ContinuityGuardOptions {
    * that handles the error itself (the SDKs do not: their call waits for its request timeout).
    */
   endCalls?: 'respond' | 'error';
+  /**
+   * `true` (default): the client reconnects a request's stream that broke or was ended before
+   * its response, with `Last-Event-ID` (the SDK clients do). `false`: it never does (some
+   * clients outside the SDK family, `@ai-sdk/mcp` 1.0 among them, leave the call waiting for
+   * ever): a request's stream that ends before its response then fails its call at once, as a
+   * stream without ids does, instead of waiting for a reconnect that will not come.
+   */
+  clientResumes?: boolean;
   /** Called with every escalation (also when `enforce` is false). */
   onFailure?: (error: StreamResumptionError) => void;
   /** Called with every decision about a reconnect. */
@@ -129,6 +137,7 @@ export interface GuardConfig {
   maxEventBytes: number;
   enforce: boolean;
   endCalls: 'respond' | 'error';
+  clientResumes: boolean;
 }
 
 /**
@@ -176,6 +185,7 @@ export function configOf(options: ContinuityGuardOptions): GuardConfig {
     maxEventBytes: bounded('maxEventBytes', options.maxEventBytes, 8 * 1024 * 1024, 1),
     enforce: options.enforce ?? true,
     endCalls: endCallsOf(options.endCalls),
+    clientResumes: options.clientResumes ?? true,
   };
 }
 
