@@ -12,7 +12,7 @@ export interface ServerMutant {
 
 const DESCRIPTIONS: Record<string, string> = {
   head: "answers 200 without a floor and streams from its head (the seed's first variant)",
-  'restart-404': 'answers 404 after any restart, although its session store is durable',
+  'durable-restart-404': 'answers 404 after any restart, although its session store is durable',
   'restart-empty-200':
     "re-creates a lost session implicitly: 200, keepalives, no event (the seed's third variant)",
   'partial-from-floor': 'for an evicted cursor replays from its floor without declaring it',

@@ -9,7 +9,7 @@ export type SsePolicyName =
   | 'honest'
   | 'honest-reject'
   | 'head'
-  | 'restart-404'
+  | 'durable-restart-404'
   | 'restart-empty-200'
   | 'partial-from-floor'
   | 'reorder-same-tick'
@@ -33,7 +33,7 @@ export const HONEST_POLICIES: readonly PolicyName[] = ['honest', 'honest-reject'
 /** Every faulty policy, in the order. */
 export const FAULTY_POLICIES: readonly PolicyName[] = [
   'head',
-  'restart-404',
+  'durable-restart-404',
   'restart-empty-200',
   'partial-from-floor',
   'reorder-same-tick',

@@ -115,7 +115,7 @@ const KNOWN: Record<SsePolicyName, KnownSession> = {
     frames: c === null || s.head > c ? headOf(s.log, s.head) : [],
     live: true,
   }),
-  'restart-404': honest,
+  'durable-restart-404': honest,
   'restart-empty-200': honest,
   'partial-from-floor': (s, c, cfg) =>
     evicted(s, c) ? { status: 200, frames: [...s.log], live: true } : honest(s, c, cfg),
@@ -139,7 +139,8 @@ const KNOWN: Record<SsePolicyName, KnownSession> = {
  * server re-creates it (`onRestart` other than 404, or the `restart-empty-200` policy): then 200
  * and an empty stream under the same session id; silently (`recreate`, the seed's third
  * variant), or saying so with its new epoch (`new-epoch`) or `durable: false` (`not-durable`).
- * `restart-404` answers 404 after any restart, durable or not. A server that restarted into the
+ * `durable-restart-404` answers 404 after any restart, durable or not (a faulty server; the
+ * seed's scenario `restart-404`, an in-memory store that restarts, is the correct 404). A server that restarted into the
  * 2026-07-28 era answers 405 to everything, whatever its policy.
  */
 export function answerReconnect(
@@ -150,7 +151,8 @@ export function answerReconnect(
 ): Answer {
   if (s.upgraded) return { status: ERA_2026_STATUS, frames: [], live: false };
   if (req.stream !== TOOL_STREAM) return { status: 404, frames: [], live: false };
-  if (policy === 'restart-404' && s.restarted) return { status: 404, frames: [], live: false };
+  if (policy === 'durable-restart-404' && s.restarted)
+    return { status: 404, frames: [], live: false };
   if (!s.sessionKnown || s.recreated) {
     if (s.recreated || cfg.onRestart !== '404' || policy === 'restart-empty-200') {
       s.recreated = true;

@@ -24,7 +24,7 @@ const EXPECTED: Record<string, string[]> = {
   'accepts-no-cursor': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
   'waits-for-request-timeout': ['NoWaitAfterFailure'],
   head: ['NoFalseAlarm'],
-  'restart-404': ['NoFalseAlarm'],
+  'durable-restart-404': ['NoFalseAlarm'],
   'restart-empty-200': ['NoFalseAlarm'],
   'partial-from-floor': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
   'reorder-same-tick': ['NoFalseAlarm'],
