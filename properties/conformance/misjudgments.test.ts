@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { STATELESS } from '../../src/conformance/matrix.js';
 import type { FlatCell } from '../../src/conformance/render.js';
+import { NOT_RESUMABLE_2026 } from '../../src/conformance/types.js';
 import { runCli } from '../support/cli.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/plain-server.mjs', import.meta.url));
@@ -104,6 +105,29 @@ describe('servers the kit had never seen, judged right (issue 27)', () => {
     const c = (await cells(url, ['empty-resume-twice']))['empty-resume-twice']!;
     expect(c.verdict, c.observed).toBe('rejected');
     expect(c.reason).toBe(STATELESS);
+  }, 120_000);
+
+  test('a 2026-07-28 server: one "not resumable: 2026-07-28" line for the row, not a wall of errors', async () => {
+    const url = await plainServer('--keepalive-ms', '100', '--mutant', 'v2026');
+    const c = await cells(url, ['within-window', 'two-sessions', 'empty-resume-twice']);
+    for (const cell of Object.values(c)) {
+      expect(cell.verdict, cell.observed).toBe('n/a');
+      expect(cell.reason).toBe(NOT_RESUMABLE_2026);
+    }
+    const text = await runCli([
+      'conformance',
+      '--url',
+      url,
+      '--name',
+      'new',
+      '--only',
+      'within-window,two-sessions',
+    ]);
+    const lines = text.out.split('\n').filter((l) => l.startsWith('- new'));
+    expect(lines).toEqual([
+      `- new: ${NOT_RESUMABLE_2026}; not judged: within-window, two-sessions`,
+    ]);
+    expect(text.code).toBe(0);
   }, 120_000);
 
   test('6: a server without the contract tools: the cell shows its answer and how to serve the tools', async () => {

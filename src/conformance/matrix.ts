@@ -10,6 +10,8 @@ import { NOT_RESUMABLE, SCENARIOS, type Scenario, type ScenarioContext } from '.
 import { HoldControl, SERVE_CONTRACT_HINT, saysToolMissing } from './tool.js';
 import {
   ControlChannelError,
+  Era2026Error,
+  NOT_RESUMABLE_2026,
   LeakError,
   NoAnswerError,
   type CellResult,
@@ -306,18 +308,29 @@ export async function runCell(
       ctx.clients.length > 0 &&
       ctx.clients.every((c) => c.sessionId === undefined) &&
       trace.lines.some((l) => (JSON.parse(l) as { type?: string }).type === 'disconnect');
-    cell = {
-      ...base,
-      ...(diedWithConnection
-        ? {
-            verdict: 'rejected' as const,
-            observed: `the call died with its connection (${message}): ${STATELESS}`,
-            reason: STATELESS,
-          }
-        : failedCell(e, message)),
-      trace: trace.lines,
-      ms: Date.now() - started,
-    };
+    if (e instanceof Era2026Error) {
+      cell = {
+        ...base,
+        verdict: 'n/a',
+        observed: `not run: ${message}`,
+        reason: NOT_RESUMABLE_2026,
+        protocolVersion: '2026-07-28',
+        trace: [],
+        ms: Date.now() - started,
+      };
+    } else
+      cell = {
+        ...base,
+        ...(diedWithConnection
+          ? {
+              verdict: 'rejected' as const,
+              observed: `the call died with its connection (${message}): ${STATELESS}`,
+              reason: STATELESS,
+            }
+          : failedCell(e, message)),
+        trace: trace.lines,
+        ms: Date.now() - started,
+      };
   } finally {
     clearTimeout(timer);
     for (const s of ctx.streams) s.abort();

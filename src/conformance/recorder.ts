@@ -13,7 +13,14 @@ import {
   type StreamLimits,
 } from './sse-client.js';
 import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
-import { bodyExcerpt, HarnessError, NoAnswerError, type Delivered, type IdCodec } from './types.js';
+import {
+  bodyExcerpt,
+  Era2026Error,
+  HarnessError,
+  NoAnswerError,
+  type Delivered,
+  type IdCodec,
+} from './types.js';
 
 /**
  * The protocol versions the recording client speaks, newest first. It asks for the first in
@@ -210,6 +217,43 @@ export class RecordingClient {
     // session, should the first request have arrived after all, costs the server nothing.
     let answer = await send();
     if (answer.kind === 'error' && answer.redirect === undefined) answer = await send();
+    try {
+      await this.readInitialize(answer);
+    } catch (e) {
+      if (e instanceof HarnessError && (await this.speaksOnly2026())) {
+        throw new Era2026Error(`initialize failed and server/discover offers only 2026-07-28`);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether the server speaks only 2026-07-28 (no sessions, no `initialize`): asked once, with
+   * `server/discover`, after `initialize` failed. Any answer that names 2026-07-28 and none of
+   * the versions the harness speaks counts.
+   */
+  private async speaksOnly2026(): Promise<boolean> {
+    const answer = await this.post({
+      jsonrpc: '2.0',
+      id: this.nextRpcId(),
+      method: 'server/discover',
+    });
+    let text = '';
+    if (answer.kind === 'json') text = JSON.stringify(answer.body ?? '');
+    else if (answer.kind === 'sse') {
+      const r = await answer.stream.next(this.timeoutMs);
+      if (r.kind === 'event') text = r.data;
+      answer.stream.abort();
+    }
+    return (
+      text.includes('2026-07-28') &&
+      !/"result"\s*:\s*null/.test(text) &&
+      !(PROTOCOL_VERSIONS as readonly string[]).some((v) => text.includes(v))
+    );
+  }
+
+  /** Reads the answer to `initialize`: the session id and the negotiated version. */
+  private async readInitialize(answer: HttpAnswer): Promise<void> {
     // What the answer was, for the error that names it: status, content type, body excerpt.
     let seen: { status: number; type: string; body: string } | undefined;
     if (answer.kind === 'sse') {
@@ -263,6 +307,9 @@ export class RecordingClient {
         seen?.status ?? null,
         seen?.body,
       );
+    }
+    if (this.negotiatedVersion === '2026-07-28') {
+      throw new Era2026Error('initialize negotiated 2026-07-28');
     }
     if (!(PROTOCOL_VERSIONS as readonly string[]).includes(this.negotiatedVersion)) {
       throw new HarnessError(

@@ -3,7 +3,7 @@
  * docs/conformance-cells.md holds), a table of cells, one cell as a line.
  */
 import type { JudgedCell, MatrixOptions } from './matrix.js';
-import { NOT_RESUMABLE, type CellVerdict } from './types.js';
+import { ROW_REASONS, type CellVerdict } from './types.js';
 
 /** A whole run. */
 export interface ConformanceReport {
@@ -141,20 +141,19 @@ function cellLines(cells: readonly JudgedCell[]): string[] {
 function cellList(cells: readonly JudgedCell[], strong: string): string[] {
   const out: string[] = [];
   const stated = new Set<string>();
-  const notResumable = (c: JudgedCell) => c.verdict === 'n/a' && c.reason === NOT_RESUMABLE;
+  const notResumable = (c: JudgedCell) =>
+    c.verdict === 'n/a' && c.reason !== undefined && ROW_REASONS.includes(c.reason);
   for (const c of cells) {
     if (!notResumable(c)) {
       out.push(cellLine(c, strong));
       continue;
     }
-    if (stated.has(c.implementation)) continue;
-    stated.add(c.implementation);
+    if (stated.has(`${c.implementation}\n${c.reason}`)) continue;
+    stated.add(`${c.implementation}\n${c.reason}`);
     const which = cells
-      .filter((x) => x.implementation === c.implementation && notResumable(x))
+      .filter((x) => x.implementation === c.implementation && x.reason === c.reason)
       .map((x) => x.scenario);
-    out.push(
-      `${strong}${c.implementation}${strong}: ${NOT_RESUMABLE}; not judged: ${which.join(', ')}`,
-    );
+    out.push(`${strong}${c.implementation}${strong}: ${c.reason}; not judged: ${which.join(', ')}`);
   }
   return out;
 }
