@@ -67,3 +67,8 @@ export {
   type ClientOutput,
   type ClientVerdict,
 } from './client-command.js';
+export {
+  registerContractTools,
+  type ContractToolsOptions,
+  type ToolRegistrar,
+} from './contract-tools.js';
