@@ -298,8 +298,12 @@ Examples:
       io.err(
         `conformance: ${entries.length} row(s) × ${onlyScenarios.length || scenarioNames().length} scenario(s): ${entries.map((e) => e.name).join(', ')}\n`,
       );
+      const givenKeepAlive = str('keepalive-ms');
       report = await kit.runCustomConformance(entries, {
         ...settings,
+        ...(givenKeepAlive !== undefined
+          ? { keepAliveMs: intOption('keepalive-ms', givenKeepAlive, 0) }
+          : {}),
         ...(protocolVersion !== undefined ? { protocolVersion } : {}),
         ...(onlyScenarios.length > 0 ? { only: onlyScenarios } : {}),
         ...(failOn ? { failOn } : {}),
