@@ -44,6 +44,8 @@ describe('conformance --client-cmd', () => {
 
   test.each([
     ['exit', 'cut-resume', 'dropped call'],
+    // @ai-sdk/mcp 2.0.99 did this: a cut stream is never resumed and Node exits 13.
+    ['orphan', 'cut-resume', 'dropped call'],
     ['wait', 'cut-resume', 'endless wait'],
     ['blind', 'skip', 'silent gap'],
     ['blind', 'cross-stream', 'leak'],
