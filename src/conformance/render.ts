@@ -305,7 +305,7 @@ export function renderText(r: ConformanceReport): string {
     `verdicts: ${Object.entries(r.tally)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
-    `cells of ${r.failScope} with ${r.failOn.join(', ')}: ${r.failures.length}`,
+    `cells of ${r.failScope} with ${r.failOn.join(', ') || 'a failing verdict (none: --fail-on none)'}: ${r.failures.length}`,
   ].join('\n');
 }
 
