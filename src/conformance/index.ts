@@ -72,3 +72,4 @@ export {
   type ContractToolsOptions,
   type ToolRegistrar,
 } from './contract-tools.js';
+export { sdkClientRows } from './sdk-contract-client.js';
