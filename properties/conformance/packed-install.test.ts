@@ -9,7 +9,7 @@
  * with no silent loss, leak or hang. The fetch-style example (`serveFetch`) runs the same way,
  * and the installed CLI's `--url` judges the plain server's mutants as the sources do.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -170,6 +170,10 @@ test('the docs example runs from the packed package with only production depende
     ['responses-by-id', 'within-window', 'honored', /^200/],
     ['stream-deleted-on-send', 'finished-while-away', 'silent loss', /^200, 0\/4 owed/],
     ['no-session-ids', 'within-window', 'rejected', /stateless: no session to resume/],
+    // And those of issue 27.
+    ['broadcast', 'within-window', 'leak', /the witness session's standalone stream/],
+    ['stateless-cancel', 'within-window', 'rejected', /^the call died with its connection/],
+    ['no-contract-tools', 'within-window', 'error', /registerContractTools\(server\)/],
   ];
   for (const mutant of new Set(expectations.map((e) => e[0]))) {
     const mine = expectations.filter((e) => e[0] === mutant);
@@ -201,4 +205,48 @@ test('the docs example runs from the packed package with only production depende
       server.child.kill('SIGKILL');
     }
   }
+
+  // Any client (issue 27): the installed CLI judges the example client in another language
+  // (Python, standard library only) through --client-cmd, as docs/conformance.md shows it.
+  const example = join(project, 'node_modules', 'mcp-resumption', 'examples', 'contract-client.py');
+  const clientRun = await run(
+    bin,
+    [
+      'conformance',
+      '--client-cmd',
+      `python3 '${example}'`,
+      '--only',
+      'cut-resume,skip,upgraded-mid-call',
+      '--json',
+    ],
+    { ...opts, cwd: project },
+  );
+  const clientCells = (
+    JSON.parse(clientRun.stdout) as { cells: { scenario: string; verdict: string }[] }
+  ).cells;
+  expect(clientCells.map((c) => [c.scenario, c.verdict])).toEqual([
+    ['cut-resume', 'honored'],
+    ['skip', 'rejected'],
+    ['upgraded-mid-call', 'rejected'],
+  ]);
+  // And `serve`: its URL on the first line, what it saw on exit.
+  const served = await new Promise<string>((resolve, reject) => {
+    const child = spawn(bin, ['serve', '--scenario', 'cut-resume', '--for', '4000'], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    let started = false;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (c: string) => {
+      out += c;
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(out);
+      if (m && !started) {
+        started = true;
+        run('python3', [example], { env: { ...process.env, MCP_URL: m[1]! } }).catch(reject);
+      }
+    });
+    child.on('close', () => resolve(out));
+  });
+  expect(served).toMatch(/\nsaw: 1 call of count, 1 reconnect \(cursors c1-5\)/);
 }, 400_000);

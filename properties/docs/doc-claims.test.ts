@@ -28,6 +28,7 @@ const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string
 const NOT_RUNNABLE: [RegExp, string][] = [
   [/<</, 'reads a here-document: properties/tutorial/tutorial.test.ts runs each with its input'],
   [/ conformance( |$)/, 'starts real servers for minutes: properties/conformance/ runs the matrix'],
+  [/ serve --scenario/, 'serves until Ctrl-C: properties/conformance/client-cmd.test.ts runs it'],
   [/ check trace\.jsonl/, 'needs a trace of your own client (trace-format.md)'],
   [/ verify( +#|$)| verify --policy/, 'the medium scope takes minutes: npm run verify:docs'],
 ];

@@ -96,7 +96,10 @@ cursor is above the last id received: the client skips events itself).
 Options:
   --json              one JSON object: {"reconnects":[...],"breaks":[...],"cursorAhead":[...],
                       "summary":{...},"exitCode":N}
-  --strict            false-alarm and misclassified are violations too
+  --strict            false-alarm and misclassified are violations too, and so is a dropped
+                      call: a stream that ended (end, disconnect) without its response and
+                      with no reconnect after it; it needs a trace that marks the event
+                      carrying the response ("response": true), else a note says so
   --id-pattern REGEX  read sequence numbers out of opaque ids with a named group (?<seq>\\d+),
                       and optionally (?<stream>...): e.g. '^(?<stream>.+)_(?<seq>\\d+)$'
   --proof-budget MS   an episode still unproven or delayed MS ms (by the lines' "t" fields) after
@@ -108,7 +111,7 @@ Options:
                       binding is bad input (exit 2)
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
-false-alarm, misclassified); 2 bad input, one line naming the line: a line longer than 64 Mi
+false-alarm, misclassified, a dropped call); 2 bad input, one line naming the line: a line longer than 64 Mi
 characters, invalid JSON, unknown type,
 missing or non-integer cursor or id, negative id, response or decision before any reconnect,
 unknown outcome.`;

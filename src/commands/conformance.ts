@@ -12,6 +12,8 @@ import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-ki
 import type { ConformanceReport } from '../conformance/render.js';
 import type { ImplementationEntry } from '../conformance/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
+import { HOSTILE_ID_PATTERN } from '../conformance/hostile-server.js';
+import { CONTINUITY_ID_PATTERN } from '../runtime/continuity-store.js';
 
 const VERDICTS = CELL_VERDICTS;
 
@@ -127,6 +129,25 @@ Run options:
                        block "conformance" for the built-in matrix, "conformance-custom" for
                        --adapter/--url rows
 
+Clients (any language), against the kit's hostile servers (mcp-resumption serve --list):
+  --client-cmd CMD     run the shell command CMD once per client scenario, with MCP_URL set to
+                       that scenario's server. The contract: CMD calls the tool count once,
+                       prints every message it delivered to its application as one JSON line
+                       on stdout, prints the error it surfaced (if any) as {"error": ...}, and
+                       exits. Verdicts: honored, rejected (an error where one is due), and the
+                       failures dropped call, silent gap, endless wait (killed at
+                       --client-timeout), false alarm, retry storm, leak, error; each failing
+                       one with a line saying what to change. Exit 1 on a failing verdict.
+  --client-name NAME   the row's name (default: the command)
+  --client-timeout MS  bound on each run of CMD (default 10000)
+  --sdk-clients        also run the SDK clients (v1, v2, bare and with continuityGuard) through
+                       the same path (needs the devDependencies: run it in a clone)
+  --only NAMES         with --client-cmd: client scenario names
+
+Ids: ContinuityEventStore's are <epoch>-s<k>-<seq>: --id-pattern '${CONTINUITY_ID_PATTERN.source}'
+(CONTINUITY_ID_PATTERN in mcp-resumption/runtime); the hostile servers' (serve, --client-cmd) are
+c<k>-<seq>: '${HOSTILE_ID_PATTERN.source}'.
+
 Task event streams (SEP-2694, --binding mcp-tasks):
   --binding NAME       mcp-sse (default: the SSE scenarios above) or mcp-tasks: the task-stream
                        scenarios, against --url URL or the built-in reference server
@@ -172,6 +193,10 @@ Examples:
       junit: { type: 'string' },
       traces: { type: 'string' },
       binding: { type: 'string' },
+      'client-cmd': { type: 'string' },
+      'client-name': { type: 'string' },
+      'client-timeout': { type: 'string' },
+      'sdk-clients': { type: 'boolean' },
       reference: { type: 'boolean' },
       'reference-mutant': { type: 'string' },
     });
@@ -184,6 +209,9 @@ Examples:
     if (binding === 'mcp-tasks') {
       const { runTaskConformance } = await import('./conformance-tasks.js');
       return runTaskConformance(values, io);
+    }
+    if (values['client-cmd'] !== undefined || values['sdk-clients'] !== undefined) {
+      return runClientConformance(values, io);
     }
     if (values.reference !== undefined || values['reference-mutant'] !== undefined) {
       throw new UsageError('conformance: --reference needs --binding mcp-tasks');
@@ -270,8 +298,12 @@ Examples:
       io.err(
         `conformance: ${entries.length} row(s) × ${onlyScenarios.length || scenarioNames().length} scenario(s): ${entries.map((e) => e.name).join(', ')}\n`,
       );
+      const givenKeepAlive = str('keepalive-ms');
       report = await kit.runCustomConformance(entries, {
         ...settings,
+        ...(givenKeepAlive !== undefined
+          ? { keepAliveMs: intOption('keepalive-ms', givenKeepAlive, 0) }
+          : {}),
         ...(protocolVersion !== undefined ? { protocolVersion } : {}),
         ...(onlyScenarios.length > 0 ? { only: onlyScenarios } : {}),
         ...(failOn ? { failOn } : {}),
@@ -401,4 +433,66 @@ async function urlEntry(
     ...(idCodec ? { idCodec } : {}),
   };
   return { name, make: () => urlAdapter(options) };
+}
+
+/** `conformance --client-cmd CMD` (and `--sdk-clients`): clients judged against hostile servers. */
+async function runClientConformance(
+  values: Record<string, string | boolean | undefined>,
+  io: { out: (t: string) => void; err: (t: string) => void },
+): Promise<number> {
+  const { HOSTILE_SCENARIOS } = await import('../conformance/hostile-server.js');
+  const kit = await import('../conformance/client-command.js');
+  for (const k of ['url', 'adapter', ...URL_ONLY_OPTIONS, 'write', 'junit', 'traces']) {
+    if (values[k] !== undefined) {
+      throw new UsageError(`conformance: --${k} does not apply to --client-cmd (servers only)`);
+    }
+  }
+  const names = HOSTILE_SCENARIOS.map((s) => s.name);
+  const only = typeof values.only === 'string' ? values.only.split(',').filter(Boolean) : undefined;
+  const unknown = (only ?? []).find((n) => !names.includes(n));
+  if (unknown !== undefined) {
+    throw new UsageError(
+      `conformance: unknown client scenario ${JSON.stringify(unknown)} (with --client-cmd, --only names: ${names.join(', ')})`,
+    );
+  }
+  const timeoutMs = intOption(
+    'client-timeout',
+    values['client-timeout'] as string | undefined,
+    10_000,
+  );
+  if (timeoutMs === 0) throw new UsageError('conformance: --client-timeout must be positive');
+  const rows: { name: string; cmd: string }[] = [];
+  const cmd = values['client-cmd'];
+  if (typeof cmd === 'string') {
+    if (cmd.trim() === '') throw new UsageError('conformance: --client-cmd is empty');
+    const name = values['client-name'];
+    rows.push({ name: typeof name === 'string' ? name : cmd, cmd });
+  }
+  const own = rows.length;
+  if (values['sdk-clients']) {
+    const sdk = await import('../conformance/sdk-contract-client.js');
+    rows.push(...sdk.sdkClientRows());
+  }
+  io.err(
+    `conformance: ${rows.length} client row(s) × ${only?.length ?? names.length} scenario(s): ${rows.map((r) => r.name).join(', ')}\n`,
+  );
+  const onCell = values.json
+    ? undefined
+    : (c: { row: string; scenario: string; verdict: string; ms: number }) =>
+        io.err(`  ${c.row} × ${c.scenario}: ${c.verdict} (${c.ms} ms)\n`);
+  const cells = await kit.runClientCommands(rows, { timeoutMs, ...(only ? { only } : {}) }, onCell);
+  const ownCells = cells.filter((c) => rows.slice(0, own).some((r) => r.name === c.row));
+  const failures = ownCells.filter((c) => kit.FAILING_CLIENT_VERDICTS.includes(c.verdict));
+  if (values.json) {
+    io.out(
+      JSON.stringify({
+        date: new Date().toISOString(),
+        settings: { clientTimeoutMs: timeoutMs, ...(only ? { only } : {}) },
+        cells,
+      }) + '\n',
+    );
+  } else {
+    io.out(kit.renderClientCells(cells) + '\n');
+  }
+  return failures.length > 0 ? 1 : 0;
 }

@@ -8,6 +8,7 @@ import { conformanceCommand } from './conformance.js';
 import { diagramCommand } from './diagram.js';
 import { exploreCommand } from './explore.js';
 import { mutantsCommand } from './mutants.js';
+import { serveCommand } from './serve.js';
 import { tableCommand } from './table.js';
 import { verifyCommand } from './verify.js';
 
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   diagramCommand,
   checkCommand,
   conformanceCommand,
+  serveCommand,
   verifyCommand,
 ];
 

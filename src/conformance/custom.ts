@@ -90,8 +90,9 @@ export async function runCustomConformance(
   entries: readonly ImplementationEntry[],
   options: CustomConformanceOptions = {},
 ): Promise<ConformanceReport> {
+  // The keepalive the report states is one that was given, never the harness's default.
   const settings = {
-    keepAliveMs: options.keepAliveMs ?? 100,
+    ...(options.keepAliveMs !== undefined ? { keepAliveMs: options.keepAliveMs } : {}),
     retention: options.retention ?? 16,
     timeoutMs: options.timeoutMs ?? 2000,
     idleMs: options.idleMs ?? 400,

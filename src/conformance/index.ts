@@ -51,3 +51,25 @@ export {
   type FetchHost,
   type ServeFetchOptions,
 } from './fetch-host.js';
+export * from './hostile-server.js';
+export {
+  CLIENT_FIX,
+  FAILING_CLIENT_VERDICTS,
+  judgeClient,
+  readClientOutput,
+  renderClientCells,
+  runClientCommand,
+  runClientCommands,
+  STORM_PER_SECOND,
+  type ClientCell,
+  type ClientCommandOptions,
+  type ClientCommandRow,
+  type ClientOutput,
+  type ClientVerdict,
+} from './client-command.js';
+export {
+  registerContractTools,
+  type ContractToolsOptions,
+  type ToolRegistrar,
+} from './contract-tools.js';
+export { sdkClientRows } from './sdk-contract-client.js';

@@ -5,11 +5,13 @@
 import { checkTrace } from '../trace/check.js';
 import type { CheckReport } from '../trace/report.js';
 import { PROTOCOL_VERSION, TraceRecorder } from './recorder.js';
-import { RemoteControl } from './remote-control.js';
+import { RELEASE_TOOL, RemoteControl, STATUS_TOOL } from './remote-control.js';
 import { NOT_RESUMABLE, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
-import { HoldControl } from './tool.js';
+import { HoldControl, SERVE_CONTRACT_HINT, saysToolMissing } from './tool.js';
 import {
   ControlChannelError,
+  Era2026Error,
+  NOT_RESUMABLE_2026,
   LeakError,
   NoAnswerError,
   type CellResult,
@@ -145,7 +147,9 @@ function failedCell(
     return { verdict: 'leak', observed: message, ...(e.crossSession ? { security: true } : {}) };
   }
   if (e instanceof ControlChannelError) {
-    return { verdict: 'error', observed: `control channel: ${message}` };
+    const missing = [RELEASE_TOOL, STATUS_TOOL].some((t) => saysToolMissing(message, t));
+    const hint = missing ? `; ${SERVE_CONTRACT_HINT}` : '';
+    return { verdict: 'error', observed: `control channel: ${message}${hint}` };
   }
   if (e instanceof NoAnswerError) {
     return { verdict: 'hang', observed: `no answer within the bound: ${message}` };
@@ -221,6 +225,7 @@ export async function runCell(
     idleMs: options.idleMs ?? 400,
     clients: [],
     streams: [],
+    watch: remote,
   };
   let cell: JudgedCell;
   let timer: NodeJS.Timeout | undefined;
@@ -293,12 +298,39 @@ export async function runCell(
     }
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    cell = {
-      ...base,
-      ...failedCell(e, message),
-      trace: trace.lines,
-      ms: Date.now() - started,
-    };
+    // A server without sessions whose call stopped once the client cut its connection: the
+    // call died with the connection (the stateless SDK pattern, a transport per request), so
+    // there is nothing to wait for and no session to resume. It is that refusal, not a hang
+    // (issue 27, misjudgment 3).
+    const diedWithConnection =
+      e instanceof NoAnswerError &&
+      !(e instanceof LeakError) &&
+      ctx.clients.length > 0 &&
+      ctx.clients.every((c) => c.sessionId === undefined) &&
+      trace.lines.some((l) => (JSON.parse(l) as { type?: string }).type === 'disconnect');
+    if (e instanceof Era2026Error) {
+      cell = {
+        ...base,
+        verdict: 'n/a',
+        observed: `not run: ${message}`,
+        reason: NOT_RESUMABLE_2026,
+        protocolVersion: '2026-07-28',
+        trace: [],
+        ms: Date.now() - started,
+      };
+    } else
+      cell = {
+        ...base,
+        ...(diedWithConnection
+          ? {
+              verdict: 'rejected' as const,
+              observed: `the call died with its connection (${message}): ${STATELESS}`,
+              reason: STATELESS,
+            }
+          : failedCell(e, message)),
+        trace: trace.lines,
+        ms: Date.now() - started,
+      };
   } finally {
     clearTimeout(timer);
     for (const s of ctx.streams) s.abort();

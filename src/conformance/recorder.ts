@@ -13,7 +13,14 @@ import {
   type StreamLimits,
 } from './sse-client.js';
 import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
-import { bodyExcerpt, HarnessError, NoAnswerError, type Delivered, type IdCodec } from './types.js';
+import {
+  bodyExcerpt,
+  Era2026Error,
+  HarnessError,
+  NoAnswerError,
+  type Delivered,
+  type IdCodec,
+} from './types.js';
 
 /**
  * The protocol versions the recording client speaks, newest first. It asks for the first in
@@ -64,6 +71,32 @@ export function decodeData(data: string): Decoded {
     if (r) return { kind: 'message', delivered: { tag: r.tag, index: 'result' } };
   }
   return m.method !== undefined ? { kind: 'other', method: m.method } : { kind: 'other' };
+}
+
+/**
+ * The text of an error answer (a JSON-RPC `error`, or a tool result with `isError`) in one line,
+ * `null` when `data` is not one.
+ */
+export function errorText(data: string): string | null {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  const m = msg as {
+    error?: { code?: unknown; message?: unknown };
+    result?: { isError?: unknown; content?: { text?: unknown }[] };
+  } | null;
+  if (m?.error !== undefined && m.error !== null) {
+    const code = typeof m.error.code === 'number' ? `${m.error.code} ` : '';
+    return bodyExcerpt(`error ${code}${String(m.error.message ?? '')}`);
+  }
+  if (m?.result?.isError === true) {
+    const text = m.result.content?.[0]?.text;
+    return bodyExcerpt(`isError result: ${typeof text === 'string' ? text : ''}`);
+  }
+  return null;
 }
 
 /** Records a trace in format v1 (one JSON object per line). */
@@ -168,16 +201,59 @@ export class RecordingClient {
 
   /** `initialize` then `notifications/initialized`; throws when the server does not answer. */
   async initialize(): Promise<void> {
+    const send = () =>
+      this.post({
+        jsonrpc: '2.0',
+        id: this.nextRpcId(),
+        method: 'initialize',
+        params: {
+          protocolVersion: this.requestedVersion,
+          capabilities: {},
+          clientInfo: { name: 'mcp-resumption-conformance', version: '0.1.0' },
+        },
+      });
+    // A connection the harness itself just cut (`dropConnections`) may still sit in the pool:
+    // the request then fails before it reaches the server. One retry, as for a resume; a second
+    // session, should the first request have arrived after all, costs the server nothing.
+    let answer = await send();
+    if (answer.kind === 'error' && answer.redirect === undefined) answer = await send();
+    try {
+      await this.readInitialize(answer);
+    } catch (e) {
+      if (e instanceof HarnessError && (await this.speaksOnly2026())) {
+        throw new Era2026Error(`initialize failed and server/discover offers only 2026-07-28`);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Whether the server speaks only 2026-07-28 (no sessions, no `initialize`): asked once, with
+   * `server/discover`, after `initialize` failed. Any answer that names 2026-07-28 and none of
+   * the versions the harness speaks counts.
+   */
+  private async speaksOnly2026(): Promise<boolean> {
     const answer = await this.post({
       jsonrpc: '2.0',
       id: this.nextRpcId(),
-      method: 'initialize',
-      params: {
-        protocolVersion: this.requestedVersion,
-        capabilities: {},
-        clientInfo: { name: 'mcp-resumption-conformance', version: '0.1.0' },
-      },
+      method: 'server/discover',
     });
+    let text = '';
+    if (answer.kind === 'json') text = JSON.stringify(answer.body ?? '');
+    else if (answer.kind === 'sse') {
+      const r = await answer.stream.next(this.timeoutMs);
+      if (r.kind === 'event') text = r.data;
+      answer.stream.abort();
+    }
+    return (
+      text.includes('2026-07-28') &&
+      !/"result"\s*:\s*null/.test(text) &&
+      !(PROTOCOL_VERSIONS as readonly string[]).some((v) => text.includes(v))
+    );
+  }
+
+  /** Reads the answer to `initialize`: the session id and the negotiated version. */
+  private async readInitialize(answer: HttpAnswer): Promise<void> {
     // What the answer was, for the error that names it: status, content type, body excerpt.
     let seen: { status: number; type: string; body: string } | undefined;
     if (answer.kind === 'sse') {
@@ -231,6 +307,9 @@ export class RecordingClient {
         seen?.status ?? null,
         seen?.body,
       );
+    }
+    if (this.negotiatedVersion === '2026-07-28') {
+      throw new Era2026Error('initialize negotiated 2026-07-28');
     }
     if (!(PROTOCOL_VERSIONS as readonly string[]).includes(this.negotiatedVersion)) {
       throw new HarnessError(
@@ -368,6 +447,12 @@ export class CallFollower {
   readonly ids: string[] = [];
   /** Methods of the id-less notifications received that are not test messages (in order). */
   readonly notices: string[] = [];
+  /**
+   * The server's own answers that were errors (a JSON-RPC `error`, or a result with `isError`),
+   * as one line each: a server that does not serve the test tool says so here, and the cell
+   * must show it rather than "the stream ended".
+   */
+  readonly errors: string[] = [];
 
   constructor(readonly trace: TraceRecorder) {}
 
@@ -427,6 +512,10 @@ export class CallFollower {
     }
     if (r.kind !== 'event') return;
     const decoded = decodeData(r.data);
+    if (decoded.kind === 'other') {
+      const said = errorText(r.data);
+      if (said !== null) this.errors.push(said);
+    }
     if (r.id === undefined || r.id === '') {
       this.trace.write({ type: 'keepalive', kind: decoded.kind });
       if (decoded.kind === 'other' && decoded.method !== undefined)
@@ -441,6 +530,10 @@ export class CallFollower {
       type: 'event',
       ...this.trace.idFields(r.id, firstStream),
       kind: decoded.kind === 'message' ? String(decoded.delivered.index) : decoded.kind,
+      // The call's response: `check --strict` tells a finished call from a dropped one by it.
+      ...(decoded.kind === 'message' && decoded.delivered.index === 'result'
+        ? { response: true }
+        : {}),
     });
     this.cursor = r.id;
     this.ids.push(r.id);

@@ -3,7 +3,7 @@
  * docs/conformance-cells.md holds), a table of cells, one cell as a line.
  */
 import type { JudgedCell, MatrixOptions } from './matrix.js';
-import { NOT_RESUMABLE, type CellVerdict } from './types.js';
+import { ROW_REASONS, type CellVerdict } from './types.js';
 
 /** A whole run. */
 export interface ConformanceReport {
@@ -11,7 +11,13 @@ export interface ConformanceReport {
   date: string;
   /** Package versions under test, and Node's. */
   versions: Record<string, string>;
-  settings: Required<Pick<MatrixOptions, 'keepAliveMs' | 'retention' | 'timeoutMs' | 'idleMs'>>;
+  /**
+   * The settings of the run. `keepAliveMs` is there only when it applied: given by the user
+   * (`--keepalive-ms`), or set by the harness on the servers it starts (the built-in matrix);
+   * a report never states a keepalive interval nobody gave.
+   */
+  settings: Required<Pick<MatrixOptions, 'retention' | 'timeoutMs' | 'idleMs'>> &
+    Pick<MatrixOptions, 'keepAliveMs'>;
   /** Server rows × scenarios. */
   servers: JudgedCell[];
   /** Client rows × scenarios. */
@@ -29,7 +35,9 @@ export interface ConformanceReport {
 
 /** One cell in the flat list of `--json` (`cells`), for a CI script to filter. */
 export interface FlatCell {
-  /** The row. */
+  /** The row (its implementation's name). */
+  row: string;
+  /** The row again, under its former name (kept for scripts written against it). */
   implementation: string;
   scenario: string;
   verdict: CellVerdict;
@@ -46,13 +54,33 @@ export interface FlatCell {
   oracleNote?: string;
   /** Whether the cell fails the run (`--fail-on`, within its scope). */
   failed: boolean;
+  /** For a failing verdict: what to change, in one line. */
+  fix?: string;
   ms: number;
 }
+
+/** What to change, one line per verdict that is a failure of the server under test. */
+export const SERVER_FIX: Partial<Record<CellVerdict, string>> = {
+  'silent loss':
+    'change the server: replay every event after Last-Event-ID before any new one, or refuse a ' +
+    'cursor it cannot replay with a distinguishable status (404, 409, 410), never a 200 that ' +
+    'skips (ContinuityEventStore from mcp-resumption/runtime does it for an SDK server)',
+  leak:
+    "change the server: write a call's messages only to that call's stream, in its own " +
+    "session, and replay only the cursor's own stream",
+  hang:
+    'change the server: answer every request and every resume within the bound, with the ' +
+    'stream or a refusal',
+  error:
+    'change the server or the setup: the cell names what the harness got (serve the test tool ' +
+    'contract; answer initialize and tools/call as the spec says)',
+};
 
 /** Every cell of `r` (servers, clients, across instances) as one flat list. */
 export function flatCells(r: ConformanceReport): FlatCell[] {
   const failing = new Set(r.failures);
   return [...r.servers, ...r.clients, ...(r.multi ?? [])].map((c) => ({
+    row: c.implementation,
     implementation: c.implementation,
     scenario: c.scenario,
     verdict: c.verdict,
@@ -63,6 +91,9 @@ export function flatCells(r: ConformanceReport): FlatCell[] {
     ...(c.oracle ? { oracleAgrees: c.oracle.agrees } : {}),
     ...(c.oracle?.note !== undefined ? { oracleNote: c.oracle.note } : {}),
     failed: failing.has(c),
+    ...(failing.has(c) && SERVER_FIX[c.verdict] !== undefined
+      ? { fix: SERVER_FIX[c.verdict] }
+      : {}),
     ms: c.ms,
   }));
 }
@@ -141,20 +172,19 @@ function cellLines(cells: readonly JudgedCell[]): string[] {
 function cellList(cells: readonly JudgedCell[], strong: string): string[] {
   const out: string[] = [];
   const stated = new Set<string>();
-  const notResumable = (c: JudgedCell) => c.verdict === 'n/a' && c.reason === NOT_RESUMABLE;
+  const notResumable = (c: JudgedCell) =>
+    c.verdict === 'n/a' && c.reason !== undefined && ROW_REASONS.includes(c.reason);
   for (const c of cells) {
     if (!notResumable(c)) {
       out.push(cellLine(c, strong));
       continue;
     }
-    if (stated.has(c.implementation)) continue;
-    stated.add(c.implementation);
+    if (stated.has(`${c.implementation}\n${c.reason}`)) continue;
+    stated.add(`${c.implementation}\n${c.reason}`);
     const which = cells
-      .filter((x) => x.implementation === c.implementation && notResumable(x))
+      .filter((x) => x.implementation === c.implementation && x.reason === c.reason)
       .map((x) => x.scenario);
-    out.push(
-      `${strong}${c.implementation}${strong}: ${NOT_RESUMABLE}; not judged: ${which.join(', ')}`,
-    );
+    out.push(`${strong}${c.implementation}${strong}: ${c.reason}; not judged: ${which.join(', ')}`);
   }
   return out;
 }
@@ -182,7 +212,7 @@ export function renderMarkdown(r: ConformanceReport): string {
     .join(', ');
   return [
     `Run of ${r.date.slice(0, 10)} (${r.date}). Versions: ${versions}.`,
-    `Settings: keepalive ${r.settings.keepAliveMs} ms, retention ${r.settings.retention} events, ` +
+    `Settings: ${keepalive(r)}retention ${r.settings.retention} events, ` +
       `request bound ${r.settings.timeoutMs} ms, silence bound ${r.settings.idleMs} ms.`,
     '',
     '### Servers',
@@ -239,6 +269,20 @@ function textTable(cells: readonly JudgedCell[]): string[] {
   ];
 }
 
+/** One line per verdict among the failures: what to change. */
+function fixLines(r: ConformanceReport): string[] {
+  const verdicts = [...new Set(r.failures.map((c) => c.verdict))];
+  const lines = verdicts.flatMap((v) =>
+    SERVER_FIX[v] === undefined ? [] : [`fix (${v}): ${SERVER_FIX[v]}`],
+  );
+  return lines.length ? ['', ...lines] : [];
+}
+
+/** `keepalive N ms, ` when the run had one (see {@link ConformanceReport.settings}). */
+function keepalive(r: ConformanceReport): string {
+  return r.settings.keepAliveMs === undefined ? '' : `keepalive ${r.settings.keepAliveMs} ms, `;
+}
+
 /** The report for a terminal. */
 export function renderText(r: ConformanceReport): string {
   return [
@@ -246,7 +290,7 @@ export function renderText(r: ConformanceReport): string {
     `versions: ${Object.entries(r.versions)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
-    `settings: keepalive ${r.settings.keepAliveMs} ms, retention ${r.settings.retention}, request bound ${r.settings.timeoutMs} ms`,
+    `settings: ${keepalive(r)}retention ${r.settings.retention}, request bound ${r.settings.timeoutMs} ms`,
     '',
     'servers:',
     ...textTable(r.servers),
@@ -256,11 +300,12 @@ export function renderText(r: ConformanceReport): string {
     '⚠ security finding   † oracle and ground truth disagree',
     '',
     ...cellList([...r.servers, ...r.clients, ...(r.multi ?? [])], '').map((l) => `- ${l}`),
+    ...fixLines(r),
     '',
     `verdicts: ${Object.entries(r.tally)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
-    `cells of ${r.failScope} with ${r.failOn.join(', ')}: ${r.failures.length}`,
+    `cells of ${r.failScope} with ${r.failOn.join(', ') || 'a failing verdict (none: --fail-on none)'}: ${r.failures.length}`,
   ].join('\n');
 }
 

@@ -56,10 +56,16 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     timeoutMs: options.timeoutMs ?? 2000,
     idleMs: options.idleMs ?? 400,
   };
+  // `--only` runs exactly what it names: the scenarios named (all when none is), on the rows
+  // named (all when none is); a row filter that names no row of a kind runs nothing of it.
   const only = options.only;
   const scenarioNames = SCENARIOS.map((s) => s.name);
+  const multiScenarios = MULTI_INSTANCE_SCENARIOS.map((s) => s.name);
   const scenarioFilter = only?.filter((n) => scenarioNames.includes(n));
-  const rowFilter = only?.filter((n) => !scenarioNames.includes(n));
+  const multiOnly = only?.filter((n) => multiScenarios.includes(n));
+  const rowFilter = only?.filter((n) => !scenarioNames.includes(n) && !multiScenarios.includes(n));
+  // Only scenarios of the instances' matrix were named: the single-instance rows run nothing.
+  const singleWanted = !only || (scenarioFilter?.length ?? 0) > 0 || (multiOnly?.length ?? 0) === 0;
   const pick = <T extends { name: string }>(rows: readonly T[]) =>
     rowFilter && rowFilter.length > 0
       ? rows.filter((r) => rowFilter.some((f) => r.name === f || r.name.startsWith(f)))
@@ -69,16 +75,19 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
     ...(options.protocolVersion !== undefined ? { protocolVersion: options.protocolVersion } : {}),
     ...(scenarioFilter?.length ? { only: scenarioFilter } : {}),
   };
-  const servers = await runMatrix(pick(SERVER_IMPLEMENTATIONS), o, options.onCell);
-  const clients = await runClientMatrix(pick(CLIENT_IMPLEMENTATIONS), o, options.onCell);
-  const multiScenarios = MULTI_INSTANCE_SCENARIOS.map((s) => s.name);
-  const multiOnly = only?.filter((n) => multiScenarios.includes(n));
+  const servers = singleWanted
+    ? await runMatrix(pick(SERVER_IMPLEMENTATIONS), o, options.onCell)
+    : [];
+  const clients = singleWanted
+    ? await runClientMatrix(pick(CLIENT_IMPLEMENTATIONS), o, options.onCell)
+    : [];
   const multiRows = MULTI_INSTANCE_ROWS.map((r) => r.name);
-  const multiRowFilter = rowFilter?.filter((n) => !multiScenarios.includes(n));
-  const wantMulti =
-    !only ||
-    (multiOnly?.length ?? 0) > 0 ||
+  const multiRowFilter = rowFilter;
+  const rowsWanted =
+    (multiRowFilter ?? []).length === 0 ||
     (multiRowFilter ?? []).some((f) => multiRows.some((r) => r.startsWith(f)));
+  const scenariosWanted = (multiOnly?.length ?? 0) > 0 || (scenarioFilter?.length ?? 0) === 0;
+  const wantMulti = !only || (rowsWanted && scenariosWanted);
   const multi = wantMulti
     ? await runMultiInstanceMatrix(
         {

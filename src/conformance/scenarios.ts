@@ -5,7 +5,7 @@
  */
 import { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
 import type { SseStream } from './sse-client.js';
-import type { CountArgs } from './tool.js';
+import { SERVE_CONTRACT_HINT, saysToolMissing, TOOL_NAME, type CountArgs } from './tool.js';
 import { WRITER_LOST_METHOD } from '../redis/store.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
 import {
@@ -56,6 +56,25 @@ export interface ScenarioContext {
    * does not come on its own stream, the others are searched for it (a leak, not a hang).
    */
   calls?: OpenCall[];
+  /**
+   * Watch where else a call's messages go (set for a server the harness cannot reach into,
+   * `--url`): every session the scenario opens also opens its standalone GET stream, as the SDK
+   * clients do, and one more session (the witness) opens nothing else. A server that writes a
+   * call's messages to a standalone stream, or to every session, is then a `leak` (another
+   * session's: a security finding), not a `hang` (issue 27, misjudgment 2).
+   */
+  watch?: boolean;
+  /** The standalone streams opened for {@link watch}, with their session. */
+  watchers?: Watcher[];
+}
+
+/** A standalone GET stream the harness reads only to find messages that should not be there. */
+export interface Watcher {
+  /** `standalone stream of session 1`, `the witness session's standalone stream`. */
+  name: string;
+  stream: SseStream;
+  follower: CallFollower;
+  client: RecordingClient;
 }
 
 /** One open tool call's stream, as {@link ScenarioContext.calls} keeps it. */
@@ -106,11 +125,39 @@ const has = (tag: string, index: number | 'result') => (d: Delivered[]) =>
   d.some((x) => x.tag === tag && x.index === index);
 
 async function newClient(ctx: ScenarioContext): Promise<RecordingClient> {
+  if (ctx.watch && ctx.watchers === undefined) {
+    ctx.watchers = [];
+    // The witness: a session that calls nothing. Whatever of a call lands there crossed sessions.
+    const witness = new RecordingClient(ctx.url, ctx.timeoutMs);
+    witness.requestedVersion = ctx.protocolVersion;
+    await witness.initialize();
+    await watchStandalone(ctx, witness, "the witness session's standalone stream");
+  }
   const c = new RecordingClient(ctx.url, ctx.timeoutMs);
   c.requestedVersion = ctx.protocolVersion;
   ctx.clients.push(c);
   await c.initialize();
+  if (ctx.watch)
+    await watchStandalone(ctx, c, `standalone stream of session ${ctx.clients.length}`);
   return c;
+}
+
+/**
+ * Opens `client`'s standalone GET stream for {@link ScenarioContext.watch}; a server without one
+ * (405, no session) is fine: there is nothing to watch.
+ */
+async function watchStandalone(
+  ctx: ScenarioContext,
+  client: RecordingClient,
+  name: string,
+): Promise<void> {
+  if (client.sessionId === undefined) return;
+  const answer = await client.get(null);
+  if (answer.kind !== 'sse') return;
+  ctx.streams.push(answer.stream);
+  if (answer.stream.status !== 200) return answer.stream.abort();
+  const follower = new CallFollower(new TraceRecorder(ctx.trace.codec));
+  ctx.watchers!.push({ name, stream: answer.stream, follower, client });
 }
 
 /**
@@ -154,8 +201,25 @@ async function callStream(
 async function searchOtherStreams(
   ctx: ScenarioContext,
   own: OpenCall,
-  upTo: number,
+  upTo: number | 'result',
 ): Promise<void> {
+  // Other sessions first: a message found there is the graver finding.
+  const watchers = [...(ctx.watchers ?? [])].sort(
+    (a, b) => Number(a.client === own.client) - Number(b.client === own.client),
+  );
+  for (const w of watchers) {
+    await w.follower.read(w.stream, has(own.tag, upTo), ctx.idleMs, true);
+    const found = w.follower.delivered.filter((d) => d.tag === own.tag);
+    if (found.length === 0) continue;
+    const cross = w.client !== own.client;
+    const keys = found.map((d) => `${d.tag}#${d.index}`);
+    const list =
+      keys.length <= 6 ? keys.join(',') : `${keys.slice(0, 6).join(',')},…(${keys.length})`;
+    throw new LeakError(
+      `call ${own.tag}: ${list} arrived on ${w.name}${cross ? ', in another session' : ''}`,
+      cross,
+    );
+  }
   for (const other of ctx.calls ?? []) {
     if (other === own) continue;
     await other.follower.read(other.stream, has(own.tag, upTo), ctx.idleMs, true);
@@ -189,6 +253,15 @@ async function openCall(
     throw new NoAnswerError(`call ${args.tag}: message ${upTo} never came (stream silent)`);
   }
   if (stop !== 'matched') {
+    // The server's own answer, when it gave one, says more than "the stream ended".
+    const said = follower.errors.at(-1);
+    if (said !== undefined) {
+      const hint = saysToolMissing(said, TOOL_NAME) ? `; ${SERVE_CONTRACT_HINT}` : '';
+      throw new HarnessError(
+        `call ${args.tag}: the server answered the call of ${TOOL_NAME} with ${said}${hint}`,
+      );
+    }
+    await searchOtherStreams(ctx, call, upTo);
     throw new HarnessError(`call ${args.tag}: the stream ended (${stop}) before message ${upTo}`);
   }
   return stream;
@@ -554,13 +627,22 @@ export const readerStallsThenDrains: Scenario = {
     await f.read(stream, has(A, 1), ctx.timeoutMs, true, delivered);
     // The stall: no read at all for five keepalive intervals.
     await new Promise((r) => setTimeout(r, ctx.keepAliveMs * 5));
+    // The result is due a keepalive interval after the stall (the tool pauses six): the read
+    // is bounded by that, not by the follower's default (5 s), which a server with 15 s
+    // keepalives outran (issue 27, misjudgment 1).
+    const bound = Math.max(ctx.idleMs, ctx.keepAliveMs * 8);
     const stop = await f.read(
       stream,
       has(A, 'result'),
-      Math.max(ctx.idleMs, ctx.keepAliveMs * 8),
+      bound,
       true,
       delivered,
+      Math.max(5000, bound + ctx.timeoutMs),
     );
+    if (!has(A, 'result')(f.delivered)) {
+      // Where did it go? On another stream it is a leak, not a loss.
+      await searchOtherStreams(ctx, { tag: A, stream, follower: f, client }, 'result');
+    }
     const rec: ReconnectObservationRecord = {
       cursor: null,
       status: stream.status,

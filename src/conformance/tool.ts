@@ -226,3 +226,26 @@ export const TOOL_INPUT_SCHEMAS = {
     required: ['tag'],
   },
 } as const;
+
+/**
+ * The one line that tells a user how to serve the test tools, for a server that answered a call
+ * of one of them with "not found" (misjudgment 6 of issue 27: the cell used to say only that the
+ * stream ended).
+ */
+export const SERVE_CONTRACT_HINT =
+  'serve the three tools of the test tool contract (docs/conformance.md, "The test tool ' +
+  'contract"); on an SDK McpServer (1.x or 2.x): registerContractTools(server) from ' +
+  'mcp-resumption/conformance';
+
+/**
+ * Whether a server's error answer to a call of `tool` says it does not have the tool (the SDK
+ * servers: "Tool count not found"; others: "Unknown tool", "-32601").
+ */
+export function saysToolMissing(answer: string, tool: string): boolean {
+  return (
+    new RegExp(
+      `\\b${tool}\\b.*not found|unknown tool|tool not found|not found.*\\b${tool}\\b`,
+      'i',
+    ).test(answer) || /-32601/.test(answer)
+  );
+}

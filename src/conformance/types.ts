@@ -18,6 +18,27 @@ export type CellVerdict =
  */
 export const NOT_RESUMABLE = 'not resumable: events carry no ids';
 
+/**
+ * The reason of a row whose server speaks only protocol 2026-07-28: that revision removed SSE
+ * resumability (SEP-2575), so a broken stream loses the request and the client re-issues it.
+ * Stated once for the row, every cell `n/a` with it, instead of an error per cell.
+ */
+export const NOT_RESUMABLE_2026 = 'not resumable: 2026-07-28 (re-issue on a broken stream)';
+
+/** The reasons stated once per row rather than once per cell. */
+export const ROW_REASONS: readonly string[] = [NOT_RESUMABLE, NOT_RESUMABLE_2026];
+
+/**
+ * The server speaks only 2026-07-28 (its `initialize` negotiated it, or `initialize` failed and
+ * `server/discover` offers no earlier version): the cell is `n/a` with {@link NOT_RESUMABLE_2026}.
+ */
+export class Era2026Error extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Era2026Error';
+  }
+}
+
 /** Every verdict, in the order the report lists them. */
 export const CELL_VERDICTS: readonly CellVerdict[] = [
   'honored',

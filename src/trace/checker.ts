@@ -40,6 +40,7 @@ import {
   type BreakReport,
   type CheckSummary,
   type CursorAheadReport,
+  type DroppedCallReport,
   type ReconnectReport,
   type Verdict,
 } from './report.js';
@@ -255,6 +256,18 @@ export class TraceChecker {
   private lastAnyId: number | undefined = undefined;
   /** The last id received since the last open, per stream name (events that name one). */
   private lastIdOf = new Map<string, number>();
+  /**
+   * For `check --strict`: the call's stream ended without its response (the line and the
+   * cursor), and no reconnect came yet; `responded` once an event marked `response` came since
+   * the last open; `marksResponses` once any did (a trace without marks cannot show a drop);
+   * `gaveUp` once the client decided the resumption failed or the session was lost (it
+   * surfaced the loss).
+   */
+  private ended: DroppedCallReport | null = null;
+  private responded = false;
+  private marksResponses = false;
+  private gaveUp = false;
+  private readonly dropped: DroppedCallReport[] = [];
   private readonly counts = {
     reconnects: 0,
     expected: outcomeCounts(),
@@ -328,6 +341,15 @@ export class TraceChecker {
 
   /** Checks one line of the native format. */
   private take(l: TimedTraceLine, line: number): void {
+    if (l.type === 'event' && l.response === true) {
+      this.responded = true;
+      this.marksResponses = true;
+    }
+    if (
+      l.type === 'decision' &&
+      (l.outcome === 'resumption-failed' || l.outcome === 'session-lost')
+    )
+      this.gaveUp = true;
     if (l.type !== 'decision') {
       this.takeObservation(observationOf(l) as Observation, line, l.t);
       return;
@@ -356,9 +378,16 @@ export class TraceChecker {
         break;
       case 'OPEN':
         if (o.status === 200) {
+          this.closeCall();
           this.lastAnyId = undefined;
           this.lastIdOf.clear();
         }
+        break;
+      case 'END':
+      case 'DISCONNECT':
+        if (!this.responded && !this.gaveUp && this.lastAnyId !== undefined)
+          this.ended ??= { line, cursor: this.lastAnyId };
+        this.openStreamIfNone(line);
         break;
       case 'RECONNECT': {
         const poll: Poll = { line, cursor: o.cursor, stream: o.stream };
@@ -375,6 +404,7 @@ export class TraceChecker {
           this.current = { polls: [poll], startT, startLine, decided: null, delayed: null };
         }
         this.checkCursor(line, o.cursor, o.stream);
+        this.ended = null;
         this.counts.reconnects++;
         break;
       }
@@ -396,8 +426,16 @@ export class TraceChecker {
   /** Closes the last judgement window and returns the summary. */
   finish(): CheckSummary & { exitCode: 0 | 1 } {
     this.closeWindow(this.lineNo, 'the end of the trace');
+    this.closeCall();
     const c = this.counts;
     let violations = c.breaks + c.cursorAhead;
+    if (this.strict && this.marksResponses) violations += this.dropped.length;
+    else if (this.strict && this.dropped.length > 0) {
+      const d = this.dropped[0]!;
+      this.notes.push(
+        `line ${d.line}: a stream ended after id ${d.cursor} with no reconnect, but the trace marks no response ("response": true on the event that carries it), so a dropped call cannot be told from a finished one`,
+      );
+    }
     for (const v of VERDICTS) if (isViolation(v, this.strict)) violations += c.verdicts[v];
     return {
       lines: this.lineNo,
@@ -409,8 +447,19 @@ export class TraceChecker {
       violations,
       strict: this.strict,
       ...(this.notes.length > 0 ? { notes: [...this.notes] } : {}),
+      ...(this.strict && this.marksResponses && this.dropped.length > 0
+        ? { dropped: [...this.dropped] }
+        : {}),
       exitCode: violations > 0 ? 1 : 0,
     };
+  }
+
+  /** The call of the last open is over (a new open, or the trace's end): was it dropped? */
+  private closeCall(): void {
+    if (this.ended !== null) this.dropped.push(this.ended);
+    this.ended = null;
+    this.responded = false;
+    this.gaveUp = false;
   }
 
   /**

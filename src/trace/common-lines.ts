@@ -28,7 +28,7 @@ const rest = (read: string) => `(?:,"(?!(?:${read})")\\w+":(?:${SCALAR}|${FLAT})
 
 /** `{"type":"event","id":N,...}` with N a non-negative integer below 10^15 (a safe integer). */
 export const EVENT_LINE = new RegExp(
-  `^\\{"type":"event","id":(0|[1-9]\\d{0,14})${rest('type|id|stream')}\\}$`,
+  `^\\{"type":"event","id":(0|[1-9]\\d{0,14})${rest('type|id|stream|response')}\\}$`,
 );
 
 /** `{"type":"keepalive",...}` and the other kinds that carry nothing but their type. */

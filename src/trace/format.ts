@@ -50,7 +50,7 @@ export type TraceLineType = (typeof TRACE_LINE_TYPES)[number];
 export type TraceLine =
   | { type: 'open'; status: number; epoch?: string }
   /** `id` absent: id-less data, delivered but never replayable (the `DATA` observation). */
-  | { type: 'event'; id?: number; stream?: string }
+  | { type: 'event'; id?: number; stream?: string; response?: boolean }
   | { type: 'keepalive' }
   | { type: 'idle-timeout' }
   | { type: 'disconnect' }
@@ -309,7 +309,9 @@ function parseObject(r: Reader): TraceLine {
       if (raw === undefined || raw === null || raw === '') return { type };
       const { seq, stream: patternStream } = r.seqNumber('id', raw, 'event');
       const stream = streamOf(r.optionalString('stream', 'event'), patternStream);
-      return stream === undefined ? { type, id: seq } : { type, id: seq, stream };
+      const base = stream === undefined ? { type, id: seq } : { type, id: seq, stream };
+      // `"response": true`: the event carries the call's JSON-RPC response (check --strict).
+      return r.optionalBoolean('response', 'event') === true ? { ...base, response: true } : base;
     }
     case 'keepalive':
     case 'idle-timeout':

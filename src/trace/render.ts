@@ -63,6 +63,10 @@ export function renderSummary(s: CheckSummary, exitCode: number): string {
     `  expected  ${expected}`,
     `  verdicts  ${verdicts}`,
     `  ${plural(s.breaks, 'break')}, ${plural(s.cursorAhead, 'cursor', 'cursors')} ahead`,
+    ...(s.dropped ?? []).map(
+      (d) =>
+        `  dropped call: line ${d.line}: the stream ended after id ${d.cursor} without its response, and the client never reconnected (change the client: reconnect with Last-Event-ID, or fail the call)`,
+    ),
     `  ${plural(s.violations, 'violation')}${s.strict ? ' (strict)' : ''}: exit ${exitCode}`,
     ...(s.notes ?? []).map((n) => `  note: ${n}`),
     '',

@@ -83,6 +83,20 @@ export interface CheckSummary {
   strict: boolean;
   /** Notes about how lines were read (present only when there is one). */
   notes?: string[];
+  /**
+   * With `strict`: calls whose stream ended (`end`, `disconnect`) without their response and
+   * with no reconnect after it: the client dropped the call (present only when there is one).
+   * Only a trace that marks responses (`"response": true` on an event) can show it.
+   */
+  dropped?: DroppedCallReport[];
+}
+
+/** A call's stream that ended without its response, and the client never reconnected. */
+export interface DroppedCallReport {
+  /** Line of the `end` or `disconnect`. */
+  line: number;
+  /** The last id received before it. */
+  cursor: number;
 }
 
 /** The checker's full report. */

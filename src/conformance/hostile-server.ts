@@ -1,0 +1,563 @@
+/**
+ * A hostile MCP server for any client: a hand-written Streamable HTTP server on loopback (no MCP
+ * SDK) that serves the tool `count` and plays one of the kit's faults against whoever calls it
+ * (a skip, an empty 200, an eviction, a restart's 404, an upgrade to 2026-07-28, a polling close,
+ * a keepalive stall, id-only blocks, `retry:` values, cross-stream events). It records what the
+ * client did: every request, the cursors it sent, the re-issued calls, the retries per second.
+ * `mcp-resumption serve` runs one; `conformance --client-cmd` runs a client against each.
+ *
+ * Ids are `c<k>-<seq>` (`HOSTILE_ID_PATTERN`): call `k` of the server's life, `seq` counting
+ * from 1 on that call's stream (0: the priming event). Messages are the test tool's: progress
+ * `c<k>#<i>`, then the result `c<k>:result:<n>` (docs/conformance.md, "The test tool contract").
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { messageText, resultText } from './tool.js';
+
+/** The ids of the hostile server: `c<k>-<seq>`, a stream per call, `seq` contiguous from 0. */
+export const HOSTILE_ID_PATTERN = /^(?<stream>c\d+)-(?<seq>\d+)$/;
+
+/** What the right client does in a scenario: deliver the whole call, or surface an error. */
+export type Expectation = 'deliver' | 'surface';
+
+/** One fault the hostile server plays. */
+export interface HostileScenario {
+  name: string;
+  /** One line: what the server does. */
+  does: string;
+  /** One line: what a right client does. */
+  right: string;
+  expect: Expectation;
+}
+
+/** The scenarios `serve` and `conformance --client-cmd` play, in order. */
+export const HOSTILE_SCENARIOS: readonly HostileScenario[] = [
+  {
+    name: 'honest',
+    does: 'no fault: 8 progress messages, then the result, on the call stream',
+    right: 'deliver 1..8 and the result, surface nothing',
+    expect: 'deliver',
+  },
+  {
+    name: 'cut-resume',
+    does: 'cuts the connection after message 5; a GET with Last-Event-ID replays exactly what followed',
+    right: 'reconnect with Last-Event-ID c1-5 and deliver 6..8 and the result',
+    expect: 'deliver',
+  },
+  {
+    name: 'skip',
+    does: 'cuts after message 5; the resume is answered 200 with the result alone (6..8 skipped)',
+    right: 'refuse the resumed stream (its first id is not c1-6) and surface an error',
+    expect: 'surface',
+  },
+  {
+    name: 'empty-200',
+    does: 'cuts after message 5; the resume is answered 200 and then only keepalives, for ever',
+    right: 'surface an error within a bound: a 200 proves nothing',
+    expect: 'surface',
+  },
+  {
+    name: 'eviction',
+    does: 'cuts after message 5; the resume is answered 409: the cursor was evicted',
+    right: 'surface an error at once (no retry loop)',
+    expect: 'surface',
+  },
+  {
+    name: 'restart-404',
+    does: 'cuts after message 5 and "restarts": the session is gone (404 to the resume)',
+    right: 'surface an error, or re-initialize and re-issue the call',
+    expect: 'surface',
+  },
+  {
+    name: 'upgraded-mid-call',
+    does:
+      'cuts after message 5 and comes back as a 2026-07-28 server: 405 to every GET, ' +
+      'Last-Event-ID ignored, no ids',
+    right: 'surface an error, or re-issue the call (2026-07-28: re-issue on a broken stream)',
+    expect: 'surface',
+  },
+  {
+    name: 'polling-close',
+    does: 'sends retry: 200 with the priming event and closes the stream cleanly after message 5',
+    right: 'reconnect after about 200 ms with Last-Event-ID c1-5 and deliver 6..8 and the result',
+    expect: 'deliver',
+  },
+  {
+    name: 'keepalive-stall',
+    does: 'after message 3, only keepalive comments for 2 s, then 4..8 and the result',
+    right: 'wait (keepalives are arriving) and deliver everything; no error, no reconnect',
+    expect: 'deliver',
+  },
+  {
+    name: 'id-only-blocks',
+    does:
+      'after message 5 an id-only block (id c1-6, no data), then cuts; replays after ' +
+      'either cursor (c1-5 or c1-6)',
+    right: 'reconnect with c1-6 (WHATWG) or c1-5 (a parser that drops the block) and deliver all',
+    expect: 'deliver',
+  },
+  {
+    name: 'retry-storm',
+    does:
+      'closes after message 5 with retry: 1000000000000; every resume is 200, empty and ' +
+      'closed at once, with the same retry',
+    right:
+      'cap the retry (Node clamps such a delay to 1 ms: a tight loop) and surface an error ' +
+      'within a bound',
+    expect: 'surface',
+  },
+  {
+    name: 'cross-stream',
+    does: "cuts after message 5; the resume is answered 200 with another stream's events (x9-6 ...)",
+    right: 'refuse events of another stream and surface an error',
+    expect: 'surface',
+  },
+];
+
+/** One request the server saw. */
+export interface SeenRequest {
+  /** Milliseconds since the server started. */
+  t: number;
+  method: string;
+  /** The JSON-RPC method of a POST, when it had one. */
+  rpc?: string;
+  /** The tool a `tools/call` named. */
+  tool?: string;
+  /** `Last-Event-ID` of a GET (`null`: none). */
+  cursor?: string | null;
+  /** The status it was answered. */
+  status: number;
+}
+
+/** What the server saw the client do, in words a report prints. */
+export interface ClientActivity {
+  requests: number;
+  /** `tools/call` of `count`: more than one is a re-issued call. */
+  calls: number;
+  /** GETs with `Last-Event-ID`. */
+  reconnects: number;
+  /** The cursors sent, in order. */
+  cursors: string[];
+  /** GETs without `Last-Event-ID` after the first cut: the client dropped its cursor. */
+  cursorDropped: number;
+  /** The most GETs in any one-second window. */
+  maxGetsPerSecond: number;
+  /** `initialize` requests. */
+  initializes: number;
+}
+
+/** Sums up `seen`. */
+export function activityOf(seen: readonly SeenRequest[], cutAt: number | null): ClientActivity {
+  const gets = seen.filter((r) => r.method === 'GET');
+  let max = 0;
+  for (let i = 0, j = 0; i < gets.length; i++) {
+    while (gets[i]!.t - gets[j]!.t >= 1000) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return {
+    requests: seen.length,
+    calls: seen.filter((r) => r.rpc === 'tools/call' && r.tool === 'count').length,
+    reconnects: gets.filter((r) => r.cursor).length,
+    cursors: gets.filter((r) => r.cursor).map((r) => r.cursor!),
+    cursorDropped: cutAt === null ? 0 : gets.filter((r) => !r.cursor && r.t >= cutAt).length,
+    maxGetsPerSecond: max,
+    initializes: seen.filter((r) => r.rpc === 'initialize').length,
+  };
+}
+
+/** The activity as one line. */
+export function describeActivity(a: ClientActivity): string {
+  const cursors = a.cursors.length
+    ? ` (cursors ${[...new Set(a.cursors)].slice(0, 4).join(', ')})`
+    : '';
+  return (
+    `${a.calls} call${a.calls === 1 ? '' : 's'} of count${a.calls > 1 ? ' (re-issued)' : ''}, ` +
+    `${a.reconnects} reconnect${a.reconnects === 1 ? '' : 's'}${cursors}` +
+    (a.cursorDropped ? `, ${a.cursorDropped} GET(s) without the cursor after the cut` : '') +
+    `, at most ${a.maxGetsPerSecond} GET/s, ${a.initializes} initialize`
+  );
+}
+
+/** Options of {@link startHostileServer}. */
+export interface HostileServerOptions {
+  /** Port on 127.0.0.1 (0: any free port). */
+  port?: number;
+  /** Milliseconds between messages. Default 20. */
+  gapMs?: number;
+}
+
+/** A running hostile server. */
+export interface HostileServer {
+  url: string;
+  scenario: HostileScenario;
+  /** Every request so far. */
+  readonly seen: readonly SeenRequest[];
+  /** What the client did so far. */
+  activity(): ClientActivity;
+  close(): Promise<void>;
+}
+
+/** Messages of each call. */
+export const HOSTILE_N = 8;
+const N = HOSTILE_N;
+const CUT_AFTER = 5;
+const MAX_BODY = 1 << 20;
+
+interface Frame {
+  seq: number;
+  /** `null`: an id-only block. */
+  data: string | null;
+}
+
+/** Starts the hostile server for `scenario` on loopback. */
+export async function startHostileServer(
+  scenario: HostileScenario,
+  options: HostileServerOptions = {},
+): Promise<HostileServer> {
+  const gapMs = options.gapMs ?? 20;
+  const started = Date.now();
+  const seen: SeenRequest[] = [];
+  const sessions = new Set<string>();
+  const sockets = new Set<Socket>();
+  const open = new Set<ServerResponse>();
+  const timers = new Set<NodeJS.Timeout>();
+  /** Call number → the frames of its stream. */
+  const streams = new Map<string, Frame[]>();
+  let calls = 0;
+  let cutAt: number | null = null;
+  /** After a "restart": sessions are gone (restart-404) or the server is 2026-07-28. */
+  let restarted = false;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((r) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        r();
+      }, ms);
+      timers.add(t);
+    });
+  const note = (r: Omit<SeenRequest, 't'>): void => {
+    seen.push({ t: Date.now() - started, ...r });
+  };
+  const json = (res: ServerResponse, status: number, body: unknown, headers = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(body === undefined ? undefined : JSON.stringify(body));
+  };
+  const sse = (res: ServerResponse, headers: Record<string, string> = {}) => {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      ...headers,
+    });
+    res.flushHeaders();
+    open.add(res);
+    res.on('close', () => open.delete(res));
+  };
+  const alive = (res: ServerResponse) => !res.writableEnded && !res.destroyed;
+  const write = (res: ServerResponse, text: string) => {
+    if (alive(res)) res.write(text);
+  };
+  const frameText = (stream: string, f: Frame, ids = true) =>
+    f.data === null
+      ? `id: ${stream}-${f.seq}\n\n`
+      : `${ids ? `id: ${stream}-${f.seq}\n` : ''}data: ${f.data}\n\n`;
+  const cut = (res: ServerResponse) => {
+    cutAt ??= Date.now() - started;
+    res.socket?.destroy();
+  };
+
+  const progress = (k: number, i: number, token: unknown) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: i, total: N, message: messageText(`c${k}`, i) },
+    });
+  const result = (k: number, id: unknown) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: resultText(`c${k}`, N) }] },
+    });
+
+  /** Plays call `k` on `res`: the scenario's fault decides where it stops. */
+  async function playCall(res: ServerResponse, k: number, id: unknown, token: unknown) {
+    const stream = `c${k}`;
+    const frames: Frame[] = [];
+    streams.set(stream, frames);
+    // After the upgrade the server is 2026-07-28: no ids, no priming, no resumption.
+    const ids = !restarted || scenario.name !== 'upgraded-mid-call';
+    const faulty = k === 1 && !restarted;
+    const retry =
+      scenario.name === 'polling-close'
+        ? 'retry: 200\n'
+        : scenario.name === 'retry-storm'
+          ? 'retry: 1000000000000\n'
+          : '';
+    if (ids) write(res, `${retry}id: ${stream}-0\ndata: \n\n`);
+    let seq = 0;
+    for (let i = 1; i <= N; i++) {
+      if (i > 1) await sleep(gapMs);
+      if (faulty && scenario.name === 'keepalive-stall' && i === 4) {
+        for (let s = 0; s < 8; s++) {
+          write(res, ': keepalive\n\n');
+          await sleep(250);
+        }
+      }
+      const f: Frame = { seq: ++seq, data: progress(k, i, token) };
+      frames.push(f);
+      write(res, frameText(stream, f, ids));
+      if (
+        faulty &&
+        i === CUT_AFTER &&
+        scenario.name !== 'honest' &&
+        scenario.name !== 'keepalive-stall'
+      ) {
+        if (scenario.name === 'id-only-blocks') {
+          const block: Frame = { seq: ++seq, data: null };
+          frames.push(block);
+          write(res, frameText(stream, block));
+        }
+        // The rest of the call is stored (a resume replays it), never written here.
+        for (let j = i + 1; j <= N; j++) frames.push({ seq: ++seq, data: progress(k, j, token) });
+        frames.push({ seq: ++seq, data: result(k, id) });
+        // Message 5 reaches the client before the fault (a cut discards unsent bytes).
+        await sleep(gapMs);
+        if (scenario.name === 'polling-close' || scenario.name === 'retry-storm') {
+          cutAt ??= Date.now() - started;
+          res.end();
+        } else {
+          cut(res);
+        }
+        if (scenario.name === 'restart-404' || scenario.name === 'upgraded-mid-call') {
+          restarted = true;
+          sessions.clear();
+        }
+        return;
+      }
+    }
+    const f: Frame = { seq: ++seq, data: result(k, id) };
+    frames.push(f);
+    write(res, frameText(stream, f, ids));
+    if (alive(res)) res.end();
+  }
+
+  /** Answers a GET with `Last-Event-ID`, as the scenario dictates. */
+  function resume(req: IncomingMessage, res: ServerResponse, cursor: string): number {
+    const m = HOSTILE_ID_PATTERN.exec(cursor);
+    const frames = m ? streams.get(m.groups!.stream!) : undefined;
+    if (!m || !frames) {
+      json(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'unknown Last-Event-ID' },
+      });
+      return 400;
+    }
+    const stream = m.groups!.stream!;
+    const after = Number(m.groups!.seq);
+    const session = req.headers['mcp-session-id'];
+    const headers: Record<string, string> =
+      typeof session === 'string' ? { 'mcp-session-id': session } : {};
+    switch (scenario.name) {
+      case 'eviction':
+        json(res, 409, {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32000, message: `events after ${cursor} were evicted` },
+        });
+        return 409;
+      case 'empty-200': {
+        sse(res, headers);
+        const beat = setInterval(() => write(res, ': keepalive\n\n'), 200);
+        timers.add(beat as unknown as NodeJS.Timeout);
+        res.on('close', () => clearInterval(beat));
+        return 200;
+      }
+      case 'retry-storm':
+        sse(res, headers);
+        write(res, 'retry: 1000000000000\n\n');
+        res.end();
+        return 200;
+      case 'cross-stream': {
+        sse(res, headers);
+        for (let i = after + 1; i <= N; i++) {
+          write(res, `id: x9-${i}\ndata: ${progress(9, i, 'x9').replace(/"c9#/g, '"x9#')}\n\n`);
+        }
+        res.end();
+        return 200;
+      }
+      default: {
+        sse(res, headers);
+        const from = scenario.name === 'skip' ? CUT_AFTER + 3 : after;
+        for (const f of frames) if (f.seq > from) write(res, frameText(stream, f));
+        res.end();
+        return 200;
+      }
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.on('error', () => {});
+    const method = req.method ?? 'GET';
+    const session = req.headers['mcp-session-id'];
+    const version2026 = restarted && scenario.name === 'upgraded-mid-call';
+    if (method === 'GET') {
+      const raw = req.headers['last-event-id'];
+      const cursor = typeof raw === 'string' && raw !== '' ? raw : null;
+      if (version2026) {
+        json(res, 405, undefined, { allow: 'POST' });
+        return note({ method, cursor, status: 405 });
+      }
+      if (typeof session === 'string' && !sessions.has(session)) {
+        json(res, 404, {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: 'Session not found' },
+        });
+        return note({ method, cursor, status: 404 });
+      }
+      if (cursor === null) {
+        json(res, 405, undefined, { allow: 'POST, DELETE' });
+        return note({ method, cursor, status: 405 });
+      }
+      return note({ method, cursor, status: resume(req, res, cursor) });
+    }
+    if (method === 'DELETE') {
+      if (typeof session === 'string') sessions.delete(session);
+      json(res, 200, undefined);
+      return note({ method, status: 200 });
+    }
+    if (method !== 'POST') {
+      json(res, 405, undefined, { allow: 'GET, POST, DELETE' });
+      return note({ method, status: 405 });
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > MAX_BODY) {
+        json(res, 413, undefined);
+        return note({ method, status: 413 });
+      }
+      chunks.push(c);
+    }
+    let msg: { id?: unknown; method?: string; params?: Record<string, unknown> };
+    try {
+      msg = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof msg;
+    } catch {
+      json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      return note({ method, status: 400 });
+    }
+    const rpc = typeof msg?.method === 'string' ? msg.method : undefined;
+    const reply = (status: number, body: unknown, headers = {}) => {
+      json(res, status, body, headers);
+      note({ method, ...(rpc ? { rpc } : {}), status });
+    };
+    if (rpc === 'initialize') {
+      const asked = (msg.params?.protocolVersion as string | undefined) ?? '2025-11-25';
+      const result = {
+        protocolVersion: version2026 ? '2026-07-28' : asked,
+        capabilities: { tools: {} },
+        serverInfo: { name: `mcp-resumption serve ${scenario.name}`, version: '1' },
+      };
+      if (version2026) return reply(200, { jsonrpc: '2.0', id: msg.id, result });
+      const id = randomUUID();
+      sessions.add(id);
+      return reply(200, { jsonrpc: '2.0', id: msg.id, result }, { 'mcp-session-id': id });
+    }
+    if (!version2026 && (typeof session !== 'string' || !sessions.has(session))) {
+      const missing = typeof session !== 'string';
+      return reply(missing ? 400 : 404, {
+        jsonrpc: '2.0',
+        id: msg.id ?? null,
+        error: { code: -32001, message: missing ? 'Mcp-Session-Id required' : 'Session not found' },
+      });
+    }
+    const headers: Record<string, string> = version2026
+      ? {}
+      : { 'mcp-session-id': session as string };
+    if (msg.id === undefined || rpc === undefined) return reply(202, undefined);
+    if (rpc === 'ping') return reply(200, { jsonrpc: '2.0', id: msg.id, result: {} }, headers);
+    if (rpc === 'tools/list') {
+      return reply(
+        200,
+        {
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: {
+            tools: [
+              {
+                name: 'count',
+                description: 'emits 8 numbered progress notifications, then its result',
+                inputSchema: { type: 'object', properties: {} },
+              },
+            ],
+          },
+        },
+        headers,
+      );
+    }
+    if (rpc !== 'tools/call') {
+      return reply(
+        200,
+        {
+          jsonrpc: '2.0',
+          id: msg.id,
+          error: { code: -32601, message: `Method not found: ${rpc}` },
+        },
+        headers,
+      );
+    }
+    const tool = msg.params?.name;
+    if (tool !== 'count') {
+      return reply(
+        200,
+        {
+          jsonrpc: '2.0',
+          id: msg.id,
+          error: { code: -32602, message: `Unknown tool: ${String(tool)}` },
+        },
+        headers,
+      );
+    }
+    const k = ++calls;
+    const meta = msg.params?._meta as { progressToken?: unknown } | undefined;
+    sse(res, headers);
+    note({ method, rpc, tool, status: 200 });
+    await playCall(res, k, msg.id, meta?.progressToken ?? `c${k}-progress`);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) json(res, 500, undefined);
+      else res.end();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    scenario,
+    seen,
+    activity: () => activityOf(seen, cutAt),
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      for (const res of open) res.destroy();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/** The scenario named `name`, or `undefined`. */
+export function hostileScenario(name: string): HostileScenario | undefined {
+  return HOSTILE_SCENARIOS.find((s) => s.name === name);
+}
