@@ -16,13 +16,20 @@ describe('configOf', () => {
       responseTimeoutMs: 10_000,
       firstHeadersTimeoutMs: 60_000,
       minRetryMs: 250,
-      maxRetryMs: 60_000,
+      maxRetryMs: 10_000,
       maxStreams: 10_000,
       maxEventBytes: 8 * 1024 * 1024,
       enforce: true,
       endCalls: 'respond',
       clientResumes: true,
     });
+  });
+
+  test('maxRetryMs follows the proof budget by default (at least minRetryMs, at most 60 s)', () => {
+    expect(configOf({ proofTimeoutMs: 2_000 }).maxRetryMs).toBe(2_000);
+    expect(configOf({ proofTimeoutMs: 100 }).maxRetryMs).toBe(250);
+    expect(configOf({ proofTimeoutMs: 120_000 }).maxRetryMs).toBe(60_000);
+    expect(configOf({ proofTimeoutMs: 2_000, maxRetryMs: 30_000 }).maxRetryMs).toBe(30_000);
   });
 
   test('every option given is kept as given', () => {

@@ -36,6 +36,9 @@ async function main(argv: string[]): Promise<number> {
   const fetchFn = guard
     ? continuityGuard(fetch, {
         readId: idReaderFromPattern(HOSTILE_ID_PATTERN),
+        // A budget well inside the kit's client timeout (10 s): a resume that proves nothing
+        // ends the call within it.
+        proofTimeoutMs: 3_000,
         onFailure: (e) => abort.abort(e),
       })
     : fetch;

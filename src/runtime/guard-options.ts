@@ -72,7 +72,10 @@ export interface ContinuityGuardOptions {
   /**
    * The range (ms) a server's `retry:` is clamped to on its way to the client: Node turns a
    * timer above 2^31-1 ms into 1 ms, so an unclamped huge value makes the SDK reconnect in a
-   * tight loop, and `retry: 0` does so directly. Defaults 250 and 60000.
+   * tight loop, and `retry: 0` does so directly. Defaults 250, and the proof budget
+   * (`proofTimeoutMs`, at most 60000): a server that asks the client to wait longer than that
+   * before its next poll (`retry: 1000000000000`) would otherwise hold the call past the
+   * budget it is judged by.
    */
   minRetryMs?: number;
   /** See {@link ContinuityGuardOptions.minRetryMs}. */
@@ -164,14 +167,20 @@ const bounded = (name: string, value: number | undefined, fallback: number, min:
 /** Reads the options, with their defaults; throws a one-line `RangeError` on a bad value. */
 export function configOf(options: ContinuityGuardOptions): GuardConfig {
   const minRetryMs = bounded('minRetryMs', options.minRetryMs, 250, 0);
-  const maxRetryMs = bounded('maxRetryMs', options.maxRetryMs, 60_000, minRetryMs);
+  const proofTimeoutMs = bounded('proofTimeoutMs', options.proofTimeoutMs, 10_000, 1);
+  const maxRetryMs = bounded(
+    'maxRetryMs',
+    options.maxRetryMs,
+    Math.max(minRetryMs, Math.min(60_000, proofTimeoutMs)),
+    minRetryMs,
+  );
   if (maxRetryMs > 2 ** 31 - 1) {
     throw new RangeError(`continuityGuard: maxRetryMs must be at most 2^31-1, got ${maxRetryMs}`);
   }
   return {
     idleTimeoutMs: bounded('idleTimeoutMs', options.idleTimeoutMs, 0, 0),
     idleClock: options.idleClock ?? 'network',
-    proofTimeoutMs: bounded('proofTimeoutMs', options.proofTimeoutMs, 10_000, 1),
+    proofTimeoutMs,
     responseTimeoutMs: bounded('responseTimeoutMs', options.responseTimeoutMs, 10_000, 1),
     firstHeadersTimeoutMs: bounded(
       'firstHeadersTimeoutMs',
