@@ -7,6 +7,8 @@
  *   node properties/support/architecture.mjs --write docs/architecture.md   (npm run docs:architecture)
  *   node properties/support/architecture.mjs --check docs/architecture.md   (exit 1 when it differs)
  *
+ * Several pages may be given: the code is read once.
+ *
  * Bad use: one line on stderr, exit status 2.
  */
 import { execFileSync } from 'node:child_process';
@@ -113,26 +115,33 @@ function fail(message) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const [mode, page] = process.argv.slice(2);
-  if ((mode !== '--write' && mode !== '--check') || !page)
-    fail('usage: architecture.mjs --write|--check <page.md>');
-  let doc;
-  try {
-    doc = readFileSync(page, 'utf8');
-  } catch (e) {
-    fail(`${page}: cannot read (${e.code ?? e.message})`);
-  }
-  const next = withBlock(doc, architectureBlock());
-  if (next === null) fail(`${page}: no block between ${BEGIN} and ${END}`);
-  if (mode === '--write') {
-    if (next !== doc) writeFileSync(page, next);
-    process.stdout.write(`${page}: architecture graph ${next === doc ? 'unchanged' : 'written'}\n`);
-  } else if (next !== doc) {
-    process.stdout.write(
-      `${page}: the architecture graph differs from the code; run npm run docs:architecture\n`,
-    );
-    process.exitCode = 1;
-  } else {
-    process.stdout.write(`${page}: the architecture graph matches the code\n`);
-  }
+  const [mode, ...pages] = process.argv.slice(2);
+  if ((mode !== '--write' && mode !== '--check') || pages.length === 0)
+    fail('usage: architecture.mjs --write|--check <page.md>...');
+  const docs = pages.map((page) => {
+    try {
+      return readFileSync(page, 'utf8');
+    } catch (e) {
+      return fail(`${page}: cannot read (${e.code ?? e.message})`);
+    }
+  });
+  const block = architectureBlock();
+  pages.forEach((page, i) => {
+    const doc = docs[i];
+    const next = withBlock(doc, block);
+    if (next === null) fail(`${page}: no block between ${BEGIN} and ${END}`);
+    if (mode === '--write') {
+      if (next !== doc) writeFileSync(page, next);
+      process.stdout.write(
+        `${page}: architecture graph ${next === doc ? 'unchanged' : 'written'}\n`,
+      );
+    } else if (next !== doc) {
+      process.stdout.write(
+        `${page}: the architecture graph differs from the code; run npm run docs:architecture\n`,
+      );
+      process.exitCode = 1;
+    } else {
+      process.stdout.write(`${page}: the architecture graph matches the code\n`);
+    }
+  });
 }
