@@ -18,7 +18,7 @@ import { TraceChecker } from '../src/trace/checker.js';
 import { parseTraceLine } from '../src/trace/format.js';
 import { forEachLine, openTraceSource } from '../src/trace/read.js';
 import { pairUp, pairsWanted, spread, type Slice } from './alternate.js';
-import type { Bench } from './index.js';
+import type { Bench } from './bench.js';
 
 const DEFAULT_LINES = 1_000_000;
 /** Lines of the smaller trace the xstate engine is timed on (it is about 50x slower). */

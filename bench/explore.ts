@@ -10,7 +10,7 @@ import { commandsArb, configArb, MAX_COMMANDS } from '../model/world/arbitraries
 import { stepCache } from '../model/world/machine-cache.js';
 import { newStats, runWorld, toWorldCommands, worldProperty } from '../model/world/property.js';
 import { alternate, medianRate, pairsWanted, spread, type Slice } from './alternate.js';
-import type { Bench } from './index.js';
+import type { Bench } from './bench.js';
 
 class Inc implements fc.Command<{ n: number }, { n: number }> {
   check(): boolean {

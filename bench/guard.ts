@@ -18,7 +18,7 @@ import { runInNewContext } from 'node:vm';
 import { createParser } from 'eventsource-parser';
 import { continuityGuard, inspectGuard } from '../src/runtime/index.js';
 import { alternate, medianRate, pairsWanted, spread, type Slice } from './alternate.js';
-import type { Bench } from './index.js';
+import type { Bench } from './bench.js';
 
 const N = 100_000;
 

@@ -8,14 +8,9 @@ import { exploreBench } from './explore.js';
 import { guardBench } from './guard.js';
 import { redisBench } from './redis.js';
 import { verifyBench } from './verify.js';
+import type { Bench } from './bench.js';
 
-/** One benchmark: returns the lines it reports. */
-export interface Bench {
-  name: string;
-  /** What it measures, in one line. */
-  summary: string;
-  run(log: (line: string) => void): Promise<string[]>;
-}
+export type { Bench } from './bench.js';
 
 /** Every benchmark, in the order they run. */
 export const BENCHES: Bench[] = [];

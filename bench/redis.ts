@@ -16,7 +16,7 @@ import {
   type RedisClient,
 } from '../src/redis/index.js';
 import { ReplayFence } from '../src/runtime/replay-fence.js';
-import type { Bench } from './index.js';
+import type { Bench } from './bench.js';
 
 const message = (i: number) => ({
   jsonrpc: '2.0',

@@ -10,7 +10,7 @@ import { SCOPES } from '../model/verify/scope.js';
 import { newStats, worldProperty } from '../model/world/property.js';
 import { verifyOne, type VerifyRun } from '../src/verify/run.js';
 import { medianRate, pairUp, pairsWanted, spread, type Slice } from './alternate.js';
-import type { Bench } from './index.js';
+import type { Bench } from './bench.js';
 
 const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
 

@@ -5,7 +5,7 @@
  * the committed block with what this generates.
  */
 import { readFile } from 'node:fs/promises';
-import { corpusFallback } from './commands/check.js';
+import { corpusFallback } from './corpus-path.js';
 import type { MarkedBlock } from './marked-block.js';
 import { traceSequenceDiagram } from './trace-diagram.js';
 

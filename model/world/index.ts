@@ -20,7 +20,7 @@ export * from './frames.js';
 export * from './ground-truth.js';
 export { stepCache, type MemoEntry, type StepCache } from './machine-cache.js';
 export * from './policies.js';
-export { type PollMark } from './quiet-polls.js';
+export { type PollMark } from './world-state.js';
 export * from './property.js';
 export * from './scenarios.js';
 export { floorOf, type ServerState } from './server.js';

@@ -13,15 +13,9 @@
  * properties/world/quiet-polls.property.test.ts holds a world with the skip equal, field by
  * field, to the same world stepped poll by poll, and every claim's verdict with it.
  */
-import type { World } from './world.js';
+import type { World } from './world-state.js';
 
-/** The world at one poll: its state (times relative to now), and what had been recorded. */
-export interface PollMark {
-  t: number;
-  state: unknown[];
-  reconnects: number;
-  observations: number;
-}
+export type { PollMark } from './world-state.js';
 
 /**
  * Everything the world's future depends on, at a poll moment: time fields relative to now

@@ -23,33 +23,20 @@ import {
   runApp,
   type ClientBehaviour,
   type ClientPort,
-  type ClientState,
 } from './client.js';
-import { newClock, type VirtualClock } from './clock.js';
+import { newClock } from './clock.js';
 import { isTaskPolicy, type PolicyName, type WorldConfig } from './config.js';
 import { ClientWire, type AnsweredResponse } from './task-wire.js';
-import { END, KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
-import { newTruth, type GroundTruth } from './ground-truth.js';
+import { END, KEEPALIVE, TOOL_STREAM } from './frames.js';
+import { newTruth } from './ground-truth.js';
 import { stepCache, type StepCache } from './machine-cache.js';
 import { answerReconnect } from './policies.js';
-import { skipQuietPolls, type PollMark } from './quiet-polls.js';
-import {
-  dropConnection,
-  floorOf,
-  newServer,
-  openConnection,
-  prime,
-  type ServerState,
-} from './server.js';
-import type { Actor, TimelineEntry, TimelineTag } from './timeline.js';
+import { skipQuietPolls } from './quiet-polls.js';
+import { dropConnection, floorOf, newServer, openConnection, prime } from './server.js';
+import type { Actor, TimelineTag } from './timeline.js';
+import type { World } from './world-state.js';
 
-/** The network between server and client: one connection's socket buffer. */
-export interface NetworkState {
-  /** The connection is physically up. */
-  up: boolean;
-  /** Frames in the socket buffer (capacity B; independent keepalives may exceed it). */
-  socket: Frame[];
-}
+export type { NetworkState, World } from './world-state.js';
 
 /** What a world is built from besides its configuration. */
 export interface WorldOptions {
@@ -70,28 +57,6 @@ export interface WorldOptions {
   coverage?: Set<string>;
   /** Step every poll of a quiet run instead of jumping over it (equivalence tests). */
   stepEveryPoll?: boolean;
-}
-
-/** One world. */
-export interface World {
-  cfg: WorldConfig;
-  clock: VirtualClock;
-  server: ServerState;
-  net: NetworkState;
-  client: ClientState;
-  /** What really happened: only the claims read it. */
-  truth: GroundTruth;
-  /** The policy the server runs. */
-  policy: PolicyName;
-  timeline: TimelineEntry[] | null;
-  coverage: Set<string> | null;
-  /** The world at the latest poll of the client (model/world/quiet-polls.ts). */
-  pollMark: PollMark | null;
-  /** Runs of quiet polls are jumped over (not with `stepEveryPoll`, nor on a timeline). */
-  skipPolls: boolean;
-  /** Index of the command being applied (timelines). */
-  command: number;
-  port: ClientPort;
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * `npm test`: the static checks (`npm run lint`, `npm run typecheck`) and the vitest suites at
+ * `npm test`: the static checks (`npm run lint`, `npm run typecheck`, `npm run lint:layers`: the
+ * layer rules of .dependency-cruiser.cjs) and the vitest suites at
  * the same time, instead of one after the other.
  *
  * Why: many suites wait (on servers, npm, a browser, Redis, timers) while they hold a worker, so
@@ -9,7 +10,7 @@
  *
  * The suites stream their output as usual; each check's output is held and printed after the
  * suites end (interleaved, it would break vitest's live display), with a one-line summary. The
- * exit status is the first failure's (lint, then typecheck, then vitest), 0 when all pass.
+ * exit status is the first failure's (lint, typecheck, lint:layers, then vitest), 0 when all pass.
  * Arguments go to vitest: `npm test -- properties/verify` runs the checks and that folder.
  */
 import { spawn } from 'node:child_process';
@@ -124,10 +125,10 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-const checks = [runCheck('lint'), runCheck('typecheck')];
+const checks = [runCheck('lint'), runCheck('typecheck'), runCheck('lint:layers')];
 const suites = await runVitest(process.argv.slice(2));
 const results = [...(await Promise.all(checks)), suites];
-for (const r of results.slice(0, 2)) {
+for (const r of results.slice(0, checks.length)) {
   const status = r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`;
   process.stdout.write(`\nnpm run ${r.name}: ${status} in ${r.seconds} s\n${r.output.trimEnd()}\n`);
 }

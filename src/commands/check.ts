@@ -5,10 +5,9 @@
  */
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
 import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
+import { corpusFallback } from '../corpus-path.js';
 import { TraceChecker } from '../trace/checker.js';
 import { compileIdPattern, TraceInputError } from '../trace/format.js';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { forEachLine, openTraceSource } from '../trace/read.js';
 import { jsonRenderer, textRenderer, type Write } from '../trace/render.js';
 
@@ -115,29 +114,6 @@ false-alarm, misclassified, a dropped call); 2 bad input, one line naming the li
 characters, invalid JSON, unknown type,
 missing or non-integer cursor or id, negative id, response or decision before any reconnect,
 unknown outcome.`;
-
-/**
- * Where the package's corpus may be, relative to this file: `src/commands/` in a clone run from
- * sources, `dist/src/commands/` when built or installed (the corpus sits beside `dist/`).
- */
-const PACKAGE_ROOTS = [new URL('../../', import.meta.url), new URL('../../../', import.meta.url)];
-
-/**
- * The docs reproduce their evidence with `check properties/corpus/NAME.jsonl`. Outside a clone
- * that path does not exist in the current directory, but the package ships the corpus: read it
- * from there. Any other path is read as given (a missing file is then an error that names it).
- */
-export function corpusFallback(source: string): string {
-  if (!/^(?:\.\/)?properties\/corpus\/[\w.-]+\.jsonl$/.test(source) || existsSync(source)) {
-    return source;
-  }
-  const rel = source.replace(/^\.\//, '');
-  for (const root of PACKAGE_ROOTS) {
-    const packaged = fileURLToPath(new URL(rel, root));
-    if (existsSync(packaged)) return packaged;
-  }
-  return source;
-}
 
 /** The `check` subcommand. */
 export const checkCommand: Command = {

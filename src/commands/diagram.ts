@@ -23,7 +23,7 @@ import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
 import { streamTraceDiagram } from '../trace-diagram-stream.js';
 import { primerBlock } from '../primer-diagrams.js';
 import { TraceInputError } from '../trace/format.js';
-import { corpusFallback } from './check.js';
+import { corpusFallback } from '../corpus-path.js';
 
 /** Every generated block `--write` knows, in the order it fills them. */
 async function blocks(): Promise<MarkedBlock[]> {
