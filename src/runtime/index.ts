@@ -30,6 +30,8 @@ export * from './task-stream-fetch.js';
 export {
   taskStreamGuard,
   TaskGuardCapacityError,
+  TaskStreamLimitError,
+  TaskStreamResumptionError,
   type TaskStreamGuard,
   type TaskStreamGuardOptions,
   type TaskStreamDecision,
