@@ -62,7 +62,8 @@ export default defineConfig({
     globalSetup: runtimeOnly || tasksOnly ? [] : base.test?.globalSetup,
     // Their tests take milliseconds: a mutant that hangs a body fails its test in seconds
     // (killed) instead of running into Stryker's timeout and a restart of its worker.
-    ...(runtimeOnly ? { testTimeout: 3_000 } : {}),
+    // The task suites' tests take under a second each (the bounded-body ones under two).
+    ...(runtimeOnly ? { testTimeout: 3_000 } : tasksOnly ? { testTimeout: 5_000 } : {}),
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
     // Stryker runs vitest in worker threads, which refuse V8 flags (ERR_WORKER_INVALID_EXEC_ARGV):
     // the base config's heap flag would fail the initial run.
