@@ -30,6 +30,7 @@ const RUNTIME_FAST = [
 const TASKS_FAST = [
   'properties/trace/tasks-binding.test.ts',
   'properties/trace/tasks-binding.property.test.ts',
+  'properties/trace/tasks-binding-words.test.ts',
   'properties/trace/corpus.test.ts',
   'properties/runtime/task-event-log.test.ts',
   'properties/runtime/task-fail-closed.test.ts',
