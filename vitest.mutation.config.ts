@@ -34,6 +34,7 @@ const TASKS_FAST = [
   'properties/trace/corpus.test.ts',
   'properties/runtime/task-event-log.test.ts',
   'properties/runtime/task-fail-closed.test.ts',
+  'properties/runtime/task-runtime-units.test.ts',
 ];
 
 const suite = process.env.MCPR_MUTATION_SUITE;
