@@ -121,6 +121,54 @@ describe('taskPhrase: each machine reason in task words', () => {
   test.each(CASES)('%s: %s', (code, machine, words) => {
     expect(taskPhrase(code, machine)).toBe(words);
     expect(mcpTasks.phrase?.(code, machine)).toBe(words);
+    // Only the whole sentence is reworded: a text around it is some other reason.
+    expect(taskPhrase(code, `x ${machine}`)).toBe(`x ${machine}`);
+    // (Two patterns end in a free text, a task id or a rest, which takes any suffix.)
+    if (code !== 'cross-stream' && code !== 'no-cursor') {
+      expect(taskPhrase(code, `${machine} x`)).toBe(`${machine} x`);
+    }
+  });
+
+  const LONG: [ReasonCode, string, string][] = [
+    [
+      'successor',
+      "first event 16 is the cursor's successor",
+      'first new seq 16 is the successor of the cursor (seq 15)',
+    ],
+    [
+      'successor',
+      "first event 19 taken for the cursor's successor 16 without proof",
+      'first seq 19 taken for after + 1 = 16 without proof',
+    ],
+    [
+      'cursor-below-floor',
+      'cursor 15 below replay floor 100; events 16..99 are lost',
+      'after 15 below earliestSeq 100 (events_gone); seq 16..99 are lost',
+    ],
+    [
+      'rewind',
+      'replay rewind: expected event id 16, got 10 (at or below cursor 15: a reset counter or a duplicate)',
+      'seq went back: expected seq 16, got 10 (at or below seq 15) out of sequence order on one answer; SEP-2694: servers MUST deliver events in sequence order',
+    ],
+    [
+      'break',
+      'non-contiguous stream: expected 14, got 16',
+      'non-contiguous task stream: expected seq 14, got 16',
+    ],
+    [
+      'break',
+      'non-contiguous stream: expected 14, got 14',
+      'non-contiguous task stream: expected seq 14, got 14',
+    ],
+    [
+      'cursor-dropped',
+      'reconnect without Last-Event-ID although cursor 13 was received: the server cannot replay',
+      'tasks/stream without after although seq 13 was received: the receiver starts again at its earliest retained event, and no events_gone can tell a gap',
+    ],
+  ];
+
+  test.each(LONG)('%s, with numbers of two digits: %s', (code, machine, words) => {
+    expect(taskPhrase(code, machine)).toBe(words);
   });
 
   test('a text no rewrite matches, or a code without rewrites, is kept as it is', () => {
