@@ -454,4 +454,82 @@ describe('fetchTaskStream: the request and each kind of answer', () => {
       /^task "t", tasks\/stream with after 1: the answer broke before it ended \(fetch failed\); call tasks\/stream again with the last seq processed as after$/,
     );
   });
+
+  /** fetchTaskStream over an in-process fetch: the body's chunks arrive exactly as enqueued. */
+  async function overFake(response: () => Response | Promise<Response>, init = {}) {
+    const got: TaskStreamItem[] = [];
+    let error: unknown = null;
+    try {
+      for await (const item of fetchTaskStream(
+        (() => Promise.resolve().then(response)) as unknown as typeof fetch,
+        'http://127.0.0.1/mcp',
+        { taskId: 't', after: 3 },
+        init,
+      ))
+        got.push(item);
+    } catch (e) {
+      error = e;
+    }
+    return { got, error };
+  }
+  const chunked =
+    (chunks: Uint8Array[], type = 'text/event-stream', status = 200) =>
+    () =>
+      new Response(
+        new ReadableStream({
+          start(c) {
+            for (const chunk of chunks) c.enqueue(chunk);
+            c.close();
+          },
+        }),
+        { status, headers: { 'content-type': type } },
+      );
+  const utf8 = (s: string) => new TextEncoder().encode(s);
+
+  test('a character split across chunks is read whole, in an event stream and in a JSON body', async () => {
+    const bytes = utf8('data: {"w":"é€"}\n\n');
+    const cut = bytes.indexOf(0xe2) + 1; // inside the euro sign
+    const sse = await overFake(chunked([bytes.slice(0, cut), bytes.slice(cut)]));
+    expect(sse.got).toStrictEqual([{ status: 200, message: { w: 'é€' } }]);
+    const json = utf8('{"w":"é€"}');
+    const at = json.indexOf(0xe2) + 1;
+    const body = await overFake(chunked([json.slice(0, at), json.slice(at)], 'application/json'));
+    expect(body.got).toStrictEqual([{ status: 200, message: { w: 'é€' } }]);
+  });
+
+  test('a partial event of exactly maxEventBytes is within the bound; the default bound is 1 MiB', async () => {
+    const head = utf8('data: "' + 'y'.repeat(57)); // 64 bytes, no end of event yet
+    const r = await overFake(chunked([head, utf8('"\n\n')]), { maxEventBytes: 64 });
+    expect(r.got).toStrictEqual([{ status: 200, message: 'y'.repeat(57) }]);
+    const big = await overFake(chunked([utf8('data: '), new Uint8Array((1 << 20) + 16).fill(120)]));
+    expect(big.error).toBeInstanceOf(TaskStreamLimitError);
+    expect((big.error as TaskStreamLimitError).bytes).toBe((1 << 20) + 22);
+    const under = await overFake(
+      chunked([utf8('data: '), new Uint8Array((1 << 20) - 16).fill(120)]),
+    );
+    expect(under.error).toBeNull();
+  });
+
+  test('answers without a body, a refusal carrying primitives, and a fetch that rejects with no Error', async () => {
+    expect(await overFake(() => new Response(null, { status: 302 }))).toStrictEqual({
+      got: [{ status: 302 }],
+      error: null,
+    });
+    expect(
+      await overFake(
+        () => new Response(null, { status: 204, headers: { 'content-type': 'application/json' } }),
+      ),
+    ).toStrictEqual({ got: [{ status: 204 }], error: null });
+    const prims = await overFake(
+      chunked(
+        [utf8('data: 5\n\ndata: null\n\ndata: "s"\n\ndata: [1]\n\n')],
+        'text/event-stream',
+        500,
+      ),
+    );
+    expect(prims).toStrictEqual({ got: [{ status: 500 }], error: null });
+    const rejected = await overFake(() => Promise.reject(null as unknown as Error));
+    expect(rejected.error).toBeInstanceOf(TaskStreamResumptionError);
+    expect((rejected.error as Error).message).toContain('the answer broke before it ended (null)');
+  });
 });
