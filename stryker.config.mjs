@@ -9,6 +9,10 @@ import process from 'node:process';
  * per file on the console, reports/mutation/index.html, and one JSON report per run in
  * reports/mutation/runs/ (merged by `npm run mutation:docs`).
  *
+ * Task streams: `npm run mutation:tasks` mutates the `mcp-tasks` binding and the task runtime's
+ * small files against the task suites (`MCPR_MUTATION_SUITE=tasks`: the binding's corpus and
+ * property, the task log's contract, the fail-closed tests over loopback).
+ *
  * The runtime: `npm run mutation:runtime` mutates the guard's files against the runtime's
  * fast, network-free suites only (`MCPR_MUTATION_SUITE=runtime`, see vitest.mutation.config.ts:
  * a scripted fetch and a fake clock, milliseconds a test), about 920 mutants for the guard;
@@ -65,6 +69,15 @@ const config = {
     'src/runtime/guard-options.ts',
     'src/runtime/id-only-blocks.ts',
     'src/runtime/replay-fence.ts',
+    // Task streams (SEP-2694): the binding and the task runtime, run with their own suites
+    // (`npm run mutation:tasks`, MCPR_MUTATION_SUITE=tasks in vitest.mutation.config.ts).
+    'model/bindings/mcp-tasks.ts',
+    'src/runtime/task-stream-fetch.ts',
+    'src/runtime/task-stream-handler.ts',
+    'src/runtime/task-stream-error.ts',
+    'src/runtime/task-guard-track.ts',
+    'src/runtime/task-guard-runtime.ts',
+    'src/runtime/task-event-log.ts',
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },

@@ -22,7 +22,24 @@ const RUNTIME_FAST = [
   'properties/runtime/replay-fence.test.ts',
 ];
 
-const runtimeOnly = process.env.MCPR_MUTATION_SUITE === 'runtime';
+/**
+ * `MCPR_MUTATION_SUITE=tasks` (`npm run mutation:tasks`): the task-stream suites for the task
+ * runtime and the `mcp-tasks` binding: the binding's corpus and property, the task log's
+ * contract, and the fail-closed tests of the fetch, the handler and the guard over loopback.
+ */
+const TASKS_FAST = [
+  'properties/trace/tasks-binding.test.ts',
+  'properties/trace/tasks-binding.property.test.ts',
+  'properties/trace/tasks-binding-words.test.ts',
+  'properties/trace/corpus.test.ts',
+  'properties/runtime/task-event-log.test.ts',
+  'properties/runtime/task-fail-closed.test.ts',
+  'properties/runtime/task-runtime-units.test.ts',
+];
+
+const suite = process.env.MCPR_MUTATION_SUITE;
+const runtimeOnly = suite === 'runtime';
+const tasksOnly = suite === 'tasks';
 
 export default defineConfig({
   ...base,
@@ -30,22 +47,28 @@ export default defineConfig({
     ...base.test,
     include: runtimeOnly
       ? RUNTIME_FAST
-      : [
-          'properties/machine/**/*.test.ts',
-          'properties/trace/**/*.test.ts',
-          'properties/conformance/continuity-store.test.ts',
-          'properties/redis/store-contract.test.ts',
-          // The runtime: the guard (its bugs, its differential property and mutants, its
-          // id-only rewriter, its scripted rules) and the replay fence (slow-store).
-          'properties/runtime/**/*.test.ts',
-          'properties/conformance/guard.test.ts',
-          'properties/conformance/slow-store.test.ts',
-        ],
+      : tasksOnly
+        ? TASKS_FAST
+        : [
+            'properties/machine/**/*.test.ts',
+            'properties/trace/**/*.test.ts',
+            'properties/conformance/continuity-store.test.ts',
+            'properties/redis/store-contract.test.ts',
+            // The runtime: the guard (its bugs, its differential property and mutants, its
+            // id-only rewriter, its scripted rules) and the replay fence (slow-store).
+            'properties/runtime/**/*.test.ts',
+            'properties/conformance/guard.test.ts',
+            'properties/conformance/slow-store.test.ts',
+          ],
     // The runtime's fast suites need no Redis.
-    globalSetup: runtimeOnly ? [] : base.test?.globalSetup,
+    globalSetup: runtimeOnly || tasksOnly ? [] : base.test?.globalSetup,
     // Their tests take milliseconds: a mutant that hangs a body fails its test in seconds
     // (killed) instead of running into Stryker's timeout and a restart of its worker.
-    ...(runtimeOnly ? { testTimeout: 3_000 } : {}),
+    // The task suites' tests take under a second each (the bounded-body ones under two).
+    ...(runtimeOnly ? { testTimeout: 3_000 } : tasksOnly ? { testTimeout: 5_000 } : {}),
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
+    // Stryker runs vitest in worker threads, which refuse V8 flags (ERR_WORKER_INVALID_EXEC_ARGV):
+    // the base config's heap flag would fail the initial run.
+    execArgv: [],
   },
 });

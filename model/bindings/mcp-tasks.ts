@@ -7,10 +7,17 @@
  * the task ends; clients must tolerate duplicates.
  *
  * The mapping to the machine's observations, rule by rule (docs/spec.md, "Two bindings"):
+ * - one trace holds the calls of one task: a `tasks/stream` for a second task is bad input,
+ *   with a line that says to split the trace (docs/trace-format.md);
  * - `tasks/stream` with `after` is RECONNECT with cursor `after`, stream `taskId`; without
- *   `after` it opens the stream (OPEN) unless events of that task were already delivered: then
- *   it is RECONNECT without a cursor (rule 0, `cursor-dropped`): the receiver starts again at
- *   its earliest retained event, and no `events_gone` can tell a gap;
+ *   `after` it opens the stream (OPEN) unless events of that task were already delivered (or an
+ *   `events_gone` told the client its `earliestSeq`): then it is RECONNECT with the last seq
+ *   known as cursor (the later of the last seq delivered and `earliestSeq - 1`). SEP-2694: "If
+ *   `after` is omitted, the receiver MUST start at the earliest event it still retains": what
+ *   the client has comes again as duplicates, and the first new seq proves the resume or shows
+ *   the gap;
+ * - after an `events_gone` the client was told the gap: a call with `after = earliestSeq - 1`
+ *   (the SEP's recovery) is a resume like any other, not a cursor ahead;
  * - an event is EVENT with id `seq` on stream `taskId`, preceded by RESPONSE 200 when it is the
  *   first answer to a resume (a task stream has no status line of its own);
  * - a duplicate, an event of the task streamed with `seq` not above the cursor (`after`, then the
@@ -21,8 +28,11 @@
  *   before the HTTP status, so that a 410 carrying it is resumption-failed, not session-lost;
  *   an `events_gone` whose floor covers the cursor contradicts itself and is a bad status;
  * - any other error (`-32602` for an invalid `after`, ...) is a bad status (rule 3): the HTTP
- *   status when it is not 200, else the JSON-RPC error code; a 404 or 410 without an
+ *   status when it is not 200, else {@link JSONRPC_ERROR_STATUS} (a JSON-RPC error code is
+ *   never read as an HTTP status: code 404 is no session loss); a 404 or 410 without an
  *   `events_gone` body stays session-lost (rule 2);
+ * - a `keepalive` after a call is the call's answer (bytes on its stream): unproven, not "no
+ *   answer";
  * - the empty result that closes a stream is END: a resume closed before any new event is
  *   unproven, a poll bounded by the proof budget (rule 7).
  */
@@ -57,15 +67,20 @@ export interface TasksRules {
    * were the cursor's successor).
    */
   duplicate: 'drop' | 'forward' | 'proof';
-  /** A call without `after` once events were delivered: a `reconnect` without cursor, or an `open`. */
-  missingAfter: 'reconnect' | 'open';
+  /**
+   * A call without `after` once events were delivered (or an `events_gone` told the gap): a
+   * `resume` from the last seq known (SEP-2694: the receiver starts at its earliest retained
+   * event, so what the client has comes again as duplicates), a `reconnect` without cursor
+   * (rule 0: a false alarm), or an `open` of a fresh stream (its duplicates passed on again).
+   */
+  missingAfter: 'resume' | 'reconnect' | 'open';
 }
 
 /** The rules this project derives from SEP-2694 (docs/spec.md). */
 export const SEP_2694_RULES: TasksRules = {
   classifyOn: 'body',
   duplicate: 'drop',
-  missingAfter: 'reconnect',
+  missingAfter: 'resume',
 };
 
 /** A JSON value in an error message, briefly (objects and arrays are named, not printed). */
@@ -145,33 +160,61 @@ function readError(fact: WireFact): ErrorAnswer {
 
 const isSessionGoneStatus = (status: number) => status === 404 || status === 410;
 
-/** Reads one recording of task-stream calls; see the module comment for the mapping. */
+/**
+ * What the checker may print beside an observation (never read by the machine): the `after` a
+ * call sent, and the receiver's answer in task words when the machine's words would mislead.
+ */
+export interface TaskNote {
+  /** On a RECONNECT or OPEN: the call's `after` (`null`: none). */
+  after?: number | null;
+  /** On a RESPONSE: what the receiver said, in task words (the reason the checker reports). */
+  said?: string;
+  /**
+   * On a RESPONSE of `events_gone`: the seq up to which the client was told the gap
+   * (`earliestSeq - 1`): a later call with `after` up to it is SEP-2694's recovery, not a
+   * cursor ahead of what the client received.
+   */
+  told?: number;
+}
+
+/** The HTTP-like status the machine is fed for a JSON-RPC error: never 200, 404 or 410. */
+export const JSONRPC_ERROR_STATUS = 502;
+
+/** `o` with a note for the checker (the machine reads only the observation's own fields). */
+function noted(o: Observation, note: TaskNote): Observation {
+  return Object.assign(o, note);
+}
+
+/** Reads one recording of task-stream calls (one task); see the module comment for the mapping. */
 class TasksTranslator implements BindingTranslator {
-  /** Tasks whose events were delivered: a call without `after` on them drops the cursor. */
-  private readonly delivered = new Set<string>();
-  /** Tasks called before: a call again without `after` before any event resumes the start. */
-  private readonly called = new Set<string>();
-  /** The task of the latest `tasks/stream` call. */
+  /** The task of this recording: the one the first `tasks/stream` named. */
   private task: string | null = null;
-  /** Duplicates are at or below it: the call's `after`, then the last event passed on. */
+  /** The seq of the last event of the task passed on (`null`: none yet). */
+  private delivered: number | null = null;
+  /** `earliestSeq` of the last `events_gone` that failed a resume: the gap the client was told. */
+  private gone: number | null = null;
+  /** Duplicates are at or below it: the call's cursor, then the last event passed on. */
   private cursor: number | null = null;
   /** A resume (or a cursor-less re-call) whose answer has not come yet. */
   private awaiting = false;
+  /** The seq of the task's last event on the current call's answer, duplicates included. */
+  private previous: number | null = null;
 
   constructor(private readonly rules: TasksRules) {}
 
   clone(): TasksTranslator {
     const t = new TasksTranslator(this.rules);
-    for (const task of this.delivered) t.delivered.add(task);
-    for (const task of this.called) t.called.add(task);
     t.task = this.task;
+    t.delivered = this.delivered;
+    t.gone = this.gone;
     t.cursor = this.cursor;
     t.awaiting = this.awaiting;
+    t.previous = this.previous;
     return t;
   }
 
   key(): string {
-    return `${[...this.delivered].join(',')}|${[...this.called].join(',')}|${this.task}|${this.cursor}|${this.awaiting ? 1 : 0}`;
+    return `${this.task}|${this.delivered}|${this.gone}|${this.cursor}|${this.previous}|${this.awaiting ? 1 : 0}`;
   }
 
   translate(fact: WireFact): Observation[] {
@@ -184,39 +227,70 @@ class TasksTranslator implements BindingTranslator {
         return [...this.answered(), { type: 'END' }];
       case 'tasks/error':
         return this.error(readError(fact));
+      case 'keepalive':
+        // Bytes on the call's answer (an SSE comment): the receiver answered, nothing is proven.
+        return [...this.answered(), { type: 'KEEPALIVE' }];
       default:
         throw new WireFactError(`unknown task-stream line type ${show(fact['type'])}`);
     }
+  }
+
+  /**
+   * The cursor a call without `after` is judged from: the last seq passed on, or the floor an
+   * `events_gone` told the client of (the gap it already surfaced), whichever is later; `null`
+   * when the client has seen nothing.
+   */
+  private knownEnd(): number | null {
+    const floor = this.gone === null ? null : this.gone - 1;
+    if (this.delivered === null) return floor;
+    return floor === null ? this.delivered : Math.max(this.delivered, floor);
   }
 
   private call(fact: WireFact): Observation[] {
     const task = taskIdOf(fact);
     const raw = fact['after'];
     const after = raw === undefined || raw === null ? null : sequence(raw, 'tasks/stream after');
-    const calledBefore = this.called.has(task);
-    this.called.add(task);
-    this.task = task;
-    this.cursor = after;
-    if (after === null) {
-      const delivered = this.delivered.has(task);
-      if (delivered && this.rules.missingAfter === 'reconnect') {
-        this.awaiting = true;
-        return [{ type: 'RECONNECT', cursor: null, stream: task }];
-      }
-      if (!delivered && calledBefore) {
-        // A call again before any event: a resume from the task's start, proven only by
-        // seq 0 (a receiver that lost the task and answers with an empty stream proves nothing).
-        this.awaiting = true;
-        return [{ type: 'RECONNECT', cursor: FIRST_SEQ - 1, stream: task }];
-      }
-      this.awaiting = false;
-      // The call names its task, and a task stream starts at seq 0 (SEP-2694): an event of
-      // another task, or a first event other than seq 0 (the receiver dropped the task's first
-      // events, and started at the earliest it retains), is a break from the first event on.
-      return [{ type: 'OPEN', status: 200, stream: task, cursor: FIRST_SEQ - 1 }];
+    if (this.task !== null && task !== this.task) {
+      throw new WireFactError(
+        `tasks/stream for a second task ${show(task)}: a trace holds the calls of one task (this one's is ${show(this.task)}); split it into one trace per task, each with its task's tasks/stream calls and their answers`,
+      );
     }
-    this.awaiting = true;
-    return [{ type: 'RECONNECT', cursor: after, stream: task }];
+    const calledBefore = this.task !== null;
+    this.task = task;
+    this.previous = null;
+    const note: TaskNote = { after };
+    if (after !== null) {
+      this.cursor = after;
+      this.awaiting = true;
+      return [noted({ type: 'RECONNECT', cursor: after, stream: task }, note)];
+    }
+    const known = this.knownEnd();
+    if (known !== null && this.rules.missingAfter !== 'open') {
+      this.awaiting = true;
+      if (this.rules.missingAfter === 'reconnect') {
+        this.cursor = null;
+        return [noted({ type: 'RECONNECT', cursor: null, stream: task }, note)];
+      }
+      // SEP-2694: without after "the receiver MUST start at the earliest event it still
+      // retains": what the client has are duplicates, and the first new seq is known + 1 or
+      // shows the gap (the receiver answers no events_gone to a call without after).
+      this.cursor = known;
+      return [noted({ type: 'RECONNECT', cursor: known, stream: task }, note)];
+    }
+    if (known === null && calledBefore) {
+      // A call again before any event: a resume from the task's start, proven only by
+      // seq 0 (a receiver that lost the task and answers with an empty stream proves nothing).
+      this.cursor = FIRST_SEQ - 1;
+      this.awaiting = true;
+      return [noted({ type: 'RECONNECT', cursor: FIRST_SEQ - 1, stream: task }, note)];
+    }
+    this.cursor = FIRST_SEQ - 1;
+    this.delivered = null;
+    this.awaiting = false;
+    // The call names its task, and a task stream starts at seq 0 (SEP-2694): an event of
+    // another task, or a first event other than seq 0 (the receiver dropped the task's first
+    // events, and started at the earliest it retains), is a break from the first event on.
+    return [noted({ type: 'OPEN', status: 200, stream: task, cursor: FIRST_SEQ - 1 }, note)];
   }
 
   /** The first answer to a resume: a task stream has no status line, its events are the 200. */
@@ -231,20 +305,28 @@ class TasksTranslator implements BindingTranslator {
     const seq = sequence(fact['seq'], 'tasks/event seq');
     const out = this.answered();
     const ours = task === this.task;
-    if (ours && this.cursor !== null && seq <= this.cursor) {
+    // SEP-2694: "Servers MUST deliver events in sequence order." A seq below the one before it
+    // on the same answer goes to the machine (a rewind, or a break in a live stream); only a
+    // duplicate in order (a replay of what the client has, after a call) is tolerated.
+    const inOrder = !ours || this.previous === null || seq >= this.previous;
+    if (ours) this.previous = seq;
+    if (ours && inOrder && this.cursor !== null && seq <= this.cursor) {
       if (this.rules.duplicate === 'drop') {
         out.push({ type: 'KEEPALIVE' });
         return out;
       }
       if (this.rules.duplicate === 'proof') {
         this.cursor += 1;
+        this.delivered = this.cursor;
         out.push({ type: 'EVENT', id: this.cursor, stream: task });
         return out;
       }
     }
-    if (ours) {
+    // An event out of order never moves the cursor back: the machine judges it, and what the
+    // client has stays what it has.
+    if (ours && (this.cursor === null || seq > this.cursor)) {
       this.cursor = seq;
-      this.delivered.add(task);
+      this.delivered = seq;
     }
     out.push({ type: 'EVENT', id: seq, stream: task });
     return out;
@@ -255,25 +337,44 @@ class TasksTranslator implements BindingTranslator {
     if (!this.awaiting) return [{ type: 'END' }];
     this.awaiting = false;
     const sessionGone = isSessionGoneStatus(e.status);
+    const bad = e.status !== 200 ? e.status : JSONRPC_ERROR_STATUS;
     if (e.gone !== undefined && !(sessionGone && this.rules.classifyOn === 'status')) {
       const floor = e.gone;
       if (floor !== null && this.cursor !== null && this.cursor < floor - 1) {
-        return [{ type: 'RESPONSE', status: 200, floor }];
+        this.gone = floor;
+        return [noted({ type: 'RESPONSE', status: 200, floor }, { told: floor - 1 })];
       }
-      // events_gone whose floor covers the cursor (or with no floor) contradicts itself.
-      return [{ type: 'RESPONSE', status: e.status !== 200 ? e.status : (e.code as number) }];
+      const said =
+        floor === null
+          ? `events_gone without earliestSeq (${answerOf(e)}): nothing says which events are gone, so nothing proves the resume`
+          : `events_gone with earliestSeq ${floor} contradicts itself (${answerOf(e)}): it says seq ${floor} and later are retained, which covers after ${this.cursor} (seq ${(this.cursor ?? -1) + 1} is the next one), so the receiver must replay, not refuse`;
+      return [
+        noted({ type: 'RESPONSE', status: sessionGone ? JSONRPC_ERROR_STATUS : bad }, { said }),
+      ];
     }
-    if (sessionGone || e.code === undefined) return [{ type: 'RESPONSE', status: e.status }];
-    return [{ type: 'RESPONSE', status: e.status !== 200 ? e.status : e.code }];
+    if (e.code === undefined) return [{ type: 'RESPONSE', status: e.status }];
+    if (sessionGone) return [{ type: 'RESPONSE', status: e.status }];
+    // A JSON-RPC error code is not an HTTP status: code 404 is no session loss, code 200 no 200.
+    return [
+      noted(
+        { type: 'RESPONSE', status: bad },
+        { said: `unexpected tasks/stream answer: ${answerOf(e)}` },
+      ),
+    ];
   }
+}
+
+/** An error answer in words: the JSON-RPC error code, and the HTTP status when it is not 200. */
+function answerOf(e: ErrorAnswer): string {
+  const code = e.code === undefined ? 'no JSON-RPC error' : `JSON-RPC error ${e.code}`;
+  return e.status === 200 ? code : `${code} with HTTP status ${e.status}`;
 }
 
 /** A machine reason's words rewritten: a pattern of the machine's text and its task words. */
 type Rewrite = readonly [RegExp, (...groups: string[]) => string];
 
 /** The answer a `status` of the translator stands for: a JSON-RPC error code, or an HTTP status. */
-const answerText = (status: string) =>
-  Number(status) < 0 ? `JSON-RPC error ${status}` : `HTTP status ${status}`;
+const answerText = (status: string) => `HTTP status ${status}`;
 
 /**
  * The machine's reasons in the task-stream vocabulary: `after` for the cursor, `seq` for an
@@ -283,14 +384,20 @@ const answerText = (status: string) =>
  */
 const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   successor: [
-    [/^first event (\d+) is the cursor's successor$/, (seq) => `first new seq ${seq} is after + 1`],
+    [
+      /^first event (\d+) is the cursor's successor$/,
+      (seq) => `first new seq ${seq} is the successor of the cursor (seq ${Number(seq) - 1})`,
+    ],
     [
       /^first event (\d+) taken for the cursor's successor (\d+) without proof$/,
       (seq, next) => `first seq ${seq} taken for after + 1 = ${next} without proof`,
     ],
   ],
   'no-response': [
-    [/^no response to the reconnect before (\w+)$/, (o) => `no answer to tasks/stream before ${o}`],
+    [
+      /^no response to the reconnect before (\w+)$/,
+      (o) => `no answer to tasks/stream (no event, result, error or keepalive) before ${moment(o)}`,
+    ],
   ],
   'session-gone': [
     [
@@ -307,7 +414,7 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   'cursor-below-floor': [
     [
       /^cursor (\S+) below replay floor (\S+); events (\S+) are lost$/,
-      (c, f, lost) => `after ${c} below earliestSeq ${f} (events_gone); seq ${lost} are lost`,
+      (c, f, lost) => `after ${c} below earliestSeq ${f} (events_gone); ${lostSeqs(lost)}`,
     ],
   ],
   skip: [
@@ -320,7 +427,7 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
     [
       /^replay rewind: expected event id (\S+), got (\S+) \(at or below cursor (\S+): a reset counter or a duplicate\)$/,
       (e, g, c) =>
-        `replay rewind: expected seq ${e}, got ${g} (at or below after ${c}: a reset counter or a duplicate taken for an event)`,
+        `seq went back: expected seq ${e}, got ${g} (at or below seq ${c}) out of sequence order on one answer; SEP-2694: servers MUST deliver events in sequence order`,
     ],
   ],
   'cross-stream': [
@@ -333,13 +440,16 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
     [
       /^no event proved continuity from cursor (\S+) before (\w+); a 200 proves nothing$/,
       (c, o) =>
-        `no new event proved continuity after seq ${c} before ${o}; an open tasks/stream proves nothing, and neither does a duplicate`,
+        `no new event proved continuity after ${afterWords(c)} before ${moment(o)}; an open tasks/stream proves nothing, and neither does a duplicate or a keepalive`,
     ],
   ],
   break: [
     [
       /^non-contiguous stream: expected (\S+), got (\S+)$/,
-      (e, g) => `non-contiguous task stream: expected seq ${e}, got ${g}`,
+      (e, g) =>
+        Number(g) < Number(e)
+          ? `seq went back inside one live stream: expected seq ${e}, got ${g}; SEP-2694: servers MUST deliver events in sequence order`
+          : `non-contiguous task stream: expected seq ${e}, got ${g}`,
     ],
   ],
   'cursor-dropped': [
@@ -353,6 +463,33 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
     [/^reconnect without Last-Event-ID: (.*)$/, (rest) => `tasks/stream without after: ${rest}`],
   ],
 };
+
+/** The machine's event that closed a wait, in task words (no internal event name). */
+function moment(event: string): string {
+  switch (event) {
+    case 'PROOF_TIMEOUT':
+      return 'the proof budget ran out';
+    case 'IDLE_TIMEOUT':
+      return 'the idle timeout';
+    case 'DISCONNECT':
+      return 'the connection broke';
+    case 'END':
+      return 'the receiver closed the stream';
+    default:
+      return 'the next tasks/stream call';
+  }
+}
+
+/** A cursor in task words: `-1` is a call from the task's start (no event seen). */
+function afterWords(cursor: string): string {
+  return cursor === '-1' ? "the task's start (seq 0 expected)" : `seq ${cursor}`;
+}
+
+/** `a..b` of lost seqs in words: one seq, or a range. */
+function lostSeqs(range: string): string {
+  const [a, b] = range.split('..');
+  return a === b ? `seq ${a} is lost` : `seq ${range} are lost`;
+}
 
 /** A machine reason in the task-stream vocabulary (the rewrites of `TASK_WORDS`); other texts as they are. */
 export function taskPhrase(code: ReasonCode, text: string): string {
@@ -368,8 +505,9 @@ export function tasksBinding(rules: TasksRules): Binding {
   return {
     name: 'mcp-tasks',
     summary: `MCP task event streams, tasks/stream with after (SEP-2694 draft at ${SEP_2694_COMMIT.slice(0, 8)})`,
-    lineTypes: TASK_LINE_TYPES,
-    nativeLines: ['keepalive', 'idle-timeout', 'disconnect', 'decision'],
+    // A keepalive is read by the binding: after a call it is the call's answer (unproven).
+    lineTypes: [...TASK_LINE_TYPES, 'keepalive'],
+    nativeLines: ['idle-timeout', 'disconnect', 'decision'],
     translator: () => new TasksTranslator(rules),
     phrase: taskPhrase,
   };

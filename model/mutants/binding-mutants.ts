@@ -60,10 +60,10 @@ export const BINDING_MUTANTS: readonly BindingMutant[] = [
   ),
   mutant(
     'tasks-missing-after-opens',
-    'reads a call without after, once events were delivered, as a fresh stream instead of a dropped cursor (rule 0)',
+    'reads a call without after, once events were delivered, as a fresh stream instead of a resume from the last seq seen: what it has comes again and is passed on twice',
     { missingAfter: 'open' },
     // The model's client always sends its after; this rule is reached by one that does not
-    // (the real binding fails that client's calls as cursor-dropped: safe).
+    // (the real binding judges that client's calls from the last seq it saw).
     { omitsCursor: true },
   ),
 ];

@@ -23,12 +23,15 @@ import { alignedTable } from '../markdown.js';
 import { CLIENT_MUTANTS } from './client-mutants.js';
 import { MACHINE_MUTANTS } from './machine-mutants.js';
 import { SERVER_MUTANTS } from './server-mutants.js';
+import { BINDING_MUTANTS } from './binding-mutants.js';
 
 /** One way of searching for a mutant. */
 export interface Probe {
   kind: WorldKind;
   claims: readonly Claim[];
   subject: Subject;
+  /** `mcp-tasks`: the probe searches task-stream worlds (the binding's own worlds). */
+  binding?: string;
 }
 
 /** A mutant with the probes that search for it. */
@@ -96,6 +99,34 @@ export function mutantEntries(): MutantEntry[] {
   return [...clients, ...servers];
 }
 
+/**
+ * The mutants a task-stream world can expose (`explore --binding mcp-tasks`): each binding
+ * mutant, and each client mutant, searched in task-stream worlds of every kind with all claims.
+ */
+export function taskMutantEntries(): MutantEntry[] {
+  const probesOf = (subject: Subject): Probe[] =>
+    (['mixed', 'any', 'valid'] as const).map((kind) => ({
+      kind,
+      claims: CLAIMS,
+      subject,
+      binding: 'mcp-tasks',
+    }));
+  return [
+    ...BINDING_MUTANTS.map((m) => ({
+      name: m.name,
+      side: 'client' as const,
+      description: m.description,
+      probes: probesOf(m.subject),
+    })),
+    ...CLIENT_MUTANTS.map((m) => ({
+      name: m.name,
+      side: 'client' as const,
+      description: m.description,
+      probes: probesOf(m.subject),
+    })),
+  ];
+}
+
 /** Options of {@link killTable}. */
 export interface KillOptions {
   /** Runs per probe at most (the bound a kill must happen within). */
@@ -105,13 +136,20 @@ export interface KillOptions {
   only?: readonly string[];
   /** Called after each row. */
   onRow?: (row: KillRow) => void;
+  /** The mutants to search (default: the SSE zoo, {@link mutantEntries}). */
+  entries?: readonly MutantEntry[];
 }
 
 /** Searches one mutant; the row says who killed it, how fast, and how to replay it. */
 export function killMutant(entry: MutantEntry, runsPerProbe: number, seed: number): KillRow {
   let runs = 0;
   for (const probe of entry.probes) {
-    const prop = worldProperty({ kind: probe.kind, claims: probe.claims, subject: probe.subject });
+    const prop = worldProperty({
+      kind: probe.kind,
+      claims: probe.claims,
+      subject: probe.subject,
+      ...(probe.binding !== undefined ? { binding: probe.binding } : {}),
+    });
     const d = fc.check(prop, { numRuns: runsPerProbe, seed });
     if (!d.failed) {
       runs += d.numRuns;
@@ -158,7 +196,7 @@ export function killTable(options: KillOptions = {}): KillRow[] {
   const runsPerProbe = options.runsPerProbe ?? 3_000;
   const seed = options.seed ?? 1;
   const rows: KillRow[] = [];
-  for (const entry of mutantEntries()) {
+  for (const entry of options.entries ?? mutantEntries()) {
     if (options.only && !options.only.includes(entry.name)) continue;
     const row = killMutant(entry, runsPerProbe, seed);
     rows.push(row);

@@ -25,7 +25,9 @@ export type Step =
   | { kind: 'bare-410' }
   | { kind: 'other-task'; at: number }
   | { kind: 'invalid' }
-  | { kind: 'missing-after' };
+  | { kind: 'missing-after' }
+  /** Duplicates below the cursor only (seq after - 1), in order, then the result: a poll. */
+  | { kind: 'duplicates-below'; count: number };
 
 export interface Script {
   /** Events in the task's true log. */
@@ -55,6 +57,10 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('other-task' as const), at: fc.nat(2) }),
   fc.constant({ kind: 'invalid' as const }),
   fc.constant({ kind: 'missing-after' as const }),
+  fc.record({
+    kind: fc.constant('duplicates-below' as const),
+    count: fc.integer({ min: 1, max: 3 }),
+  }),
 );
 
 export const script: fc.Arbitrary<Script> = fc.record({
@@ -140,6 +146,11 @@ export async function hostileServer(s: Script): Promise<FetchHost> {
       case 'duplicates':
         return sse([
           ...Array.from({ length: st.count }, () => event(TASK, Math.max(0, from - 1))),
+          result(body.id),
+        ]);
+      case 'duplicates-below':
+        return sse([
+          ...Array.from({ length: st.count }, () => event(TASK, Math.max(0, from - 2))),
           result(body.id),
         ]);
       case 'restart': {

@@ -20,9 +20,10 @@ const task = fc.constantFrom('t1', 't1', 't1', 't2');
 
 /** One wire fact of a task trace, with `dup`: whether a repeat of it is inserted after it. */
 const fact = fc.oneof(
+  // A trace holds the calls of one task (a call for another is bad input); t2 only sends events.
   fc.record({
     type: fc.constant('tasks/stream'),
-    taskId: task,
+    taskId: fc.constant('t1'),
     after: fc.option(fc.nat(6), { nil: undefined }),
   }),
   {

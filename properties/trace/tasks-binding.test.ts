@@ -9,7 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
 import type { Binding } from '../../model/bindings/binding.js';
-import { mcpTasks, SEP_2694_COMMIT, TASK_LINE_TYPES } from '../../model/bindings/mcp-tasks.js';
+import {
+  mcpTasks,
+  SEP_2694_COMMIT,
+  SEP_2694_RULES,
+  TASK_LINE_TYPES,
+  tasksBinding,
+} from '../../model/bindings/mcp-tasks.js';
 import { checkTrace, type CheckReport } from '../../src/trace/index.js';
 import { checkText, runCli } from './helpers.js';
 
@@ -62,22 +68,28 @@ describe('mcp-tasks: task lines as observations', () => {
     expect([r.expected, r.code]).toEqual(['resumed', 'successor']);
   });
 
-  it('a duplicate inside an accepted stream is dropped: no break, and the next seq continues', async () => {
-    const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(1), ev(0), ev(2)]);
+  it('a repeated seq inside an accepted stream is dropped: no break, and the next seq continues', async () => {
+    const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(1), ev(1), ev(2)]);
     expect(report.breaks).toEqual([]);
     expect(report.exitCode).toBe(0);
   });
 
-  it("a fresh stream of another task starts without a cursor: its events are not the first task's duplicates", async () => {
-    const report = await checkTrace([
-      HEAD,
-      call(),
-      ...[0, 1, 2, 3].map((s) => ev(s)),
-      '{"type":"disconnect"}',
-      call(undefined, 't2'),
-      ...[0, 1, 3].map((s) => ev(s, 't2')),
-    ]);
-    expect(report.breaks.map((b) => [b.expected, b.got, b.stream])).toEqual([[2, 3, 't2']]);
+  it('seq going back inside one live stream is a break (SEP-2694: MUST deliver in sequence order)', async () => {
+    const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(2), ev(0), ev(3)]);
+    expect(report.breaks.map((b) => [b.line, b.expected, b.got])).toEqual([[6, 3, 0]]);
+    expect(report.breaks[0]!.reason).toMatch(/seq went back inside one live stream/);
+  });
+
+  it('a call for a second task is bad input that says to split the trace, pending resume or not', async () => {
+    for (const lines of [
+      [HEAD, call(), ev(0), ev(1), '{"type":"disconnect"}', call(undefined, 't2'), ev(0, 't2')],
+      [HEAD, call(), ev(0), '{"type":"disconnect"}', call(0), call(undefined, 't2')],
+      [HEAD, call(), call(undefined, 't2'), ev(0), ev(0, 't2')],
+    ]) {
+      await expect(checkTrace(lines)).rejects.toThrow(
+        /^line \d+: tasks\/stream for a second task "t2": .*split it into one trace per task/,
+      );
+    }
   });
 
   it("another task's event inside an accepted stream is a break", async () => {
@@ -168,7 +180,8 @@ describe('mcp-tasks: task lines as observations', () => {
       ],
       {},
     );
-    expect([empty.expected, empty.code]).toEqual(['resumption-failed', 'no-response']);
+    // Keepalives answer the call (its stream is open): unproven, not "no answer".
+    expect([empty.expected, empty.code]).toEqual(['resumption-failed', 'unproven']);
   });
 
   it('the first event of a fresh stream must be seq 0: a receiver that starts at a later retained event is a break', async () => {
@@ -176,24 +189,28 @@ describe('mcp-tasks: task lines as observations', () => {
     expect(report.breaks.map((b) => [b.line, b.expected, b.got])).toEqual([[3, 0, 2]]);
   });
 
-  it('a call without after is an open the first time, a resume from seq 0 again, and a dropped cursor once the task delivered an event', async () => {
+  it('a call without after is an open the first time, a resume from seq 0 again, and a resume from the last seq once the task delivered an event', async () => {
     const again = await only([HEAD, call(), '{"type":"tasks/result"}', call(), ev(0)]);
-    expect([again.cursor, again.expected]).toEqual([-1, 'resumed']);
-    const other = await checkTrace([
+    expect([again.cursor, again.after, again.expected]).toEqual([-1, null, 'resumed']);
+    // SEP-2694: without after the receiver starts at its earliest retained event: seq 0 is a
+    // duplicate, seq 1 the successor of the last seq seen.
+    const resumed = await only([
       HEAD,
       call(),
       ev(0),
       '{"type":"disconnect"}',
-      call(undefined, 't2'),
-      ev(0, 't2'),
+      call(),
+      ev(0),
+      ev(1),
     ]);
-    expect(other.reconnects).toEqual([]);
-    const dropped = await only([HEAD, call(), ev(0), '{"type":"disconnect"}', call(), ev(0)]);
-    expect([dropped.expected, dropped.code, dropped.cursor]).toEqual([
-      'resumption-failed',
-      'cursor-dropped',
+    expect([resumed.expected, resumed.code, resumed.cursor, resumed.after]).toEqual([
+      'resumed',
+      'successor',
+      0,
       null,
     ]);
+    const skipped = await only([HEAD, call(), ev(0), '{"type":"disconnect"}', call(), ev(2)]);
+    expect([skipped.expected, skipped.code]).toEqual(['resumption-failed', 'skip']);
   });
 
   it("another task's event is never a duplicate, whatever its seq", async () => {
@@ -210,10 +227,14 @@ describe('mcp-tasks: task lines as observations', () => {
     const lines = corpusLines('tasks-duplicates-forever');
     const byTrace = await only(lines);
     expect(byTrace.reason).toMatch(/proof budget of 3000 ms from line 10 ran out by line 17/);
+    // Without the trace's budget the run of duplicates going back to seq 0 fails first: seq
+    // out of sequence order on one answer (SEP-2694: MUST deliver in sequence order).
     const byFlag = await only(lines, { proofBudget: 1_000_000 });
-    expect(byFlag.expected).toBe('resumption-failed');
-    expect(byFlag.reason).toMatch(/still unproven when the judgement window closed/);
-    expect(byFlag.decidedAt).toBe(lines.length);
+    expect([byFlag.expected, byFlag.code, byFlag.decidedAt]).toEqual([
+      'resumption-failed',
+      'rewind',
+      17,
+    ]);
   });
 });
 
@@ -376,6 +397,26 @@ describe('binding mutants', () => {
   );
 });
 
+describe('the rule this binding changed from SSE', () => {
+  // Before SEP-2694 was read closely, a call without after once events were seen was rule 0
+  // (cursor-dropped). SEP-2694: "If after is omitted, the receiver MUST start at the earliest
+  // event it still retains for the task": the first new seq proves the resume or shows the gap.
+  const dropsCursor = tasksBinding({ ...SEP_2694_RULES, missingAfter: 'reconnect' });
+
+  it('a binding that reads a call without after as a dropped cursor fails the corpus (a false alarm)', async () => {
+    for (const name of [
+      'tasks-no-after-duplicates-then-successor',
+      'tasks-no-after-retained-tail',
+    ]) {
+      const lines = corpusLines(name).filter((l) => !l.includes('"decision"'));
+      const real = await only(lines);
+      const old = await only(lines, { binding: dropsCursor });
+      expect([real.expected, real.code], name).toEqual(['resumed', 'successor']);
+      expect([old.expected, old.code], name).toEqual(['resumption-failed', 'cursor-dropped']);
+    }
+  });
+});
+
 describe('documentation', () => {
   it('docs/trace-format.md maps every task line and names the SEP-2694 commit modelled', () => {
     const doc = readFileSync(
@@ -415,6 +456,44 @@ describe("the binding's words and the first stream", () => {
           SSE_WORDS,
         );
       }
+    }
+  });
+
+  /**
+   * Words a task report must never use: SSE's header and id, a cursor of -1, the machine's
+   * internal event names, SSE status text. Task reports speak of after, seq, events_gone,
+   * earliestSeq and the task id.
+   */
+  const SSE_ONLY =
+    /Last-Event-ID|\bids?\b|cursor -1|cursor\s+-?\d|[A-Z]+_[A-Z]+|\b(?:DISCONNECT|RECONNECT|KEEPALIVE|RESPONSE|EVENT|OPEN|END)\b|status=|replay floor|\b(\d+)\.\.\1 are lost/;
+
+  it('no text or --json report on a task trace says an SSE-only word (the whole output, not only reasons)', async () => {
+    const names = readdirSync(CORPUS)
+      .filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl') && !f.includes('-bad-'))
+      .map((f) => f.slice(0, -'.jsonl'.length));
+    for (const name of names) {
+      const args = expectedOf(name).args ?? [];
+      const text = await runCli(['check', `${CORPUS}${name}.jsonl`, ...args]);
+      expect(text.out, name).not.toMatch(SSE_ONLY);
+      const json = JSON.parse(
+        (await runCli(['check', `${CORPUS}${name}.jsonl`, '--json', ...args])).out,
+      ) as CheckReport;
+      for (const r of [...json.reconnects, ...json.breaks]) {
+        expect(r.reason, `${name} line ${r.line}`).not.toMatch(SSE_ONLY);
+      }
+    }
+  });
+
+  it('the SSE-only pattern catches each word the task reports used to say', () => {
+    for (const old of [
+      'line 8: reconnect with no Last-Event-ID on stream task-123',
+      'line 4: reconnect with cursor -1 on stream t1',
+      'line 9: break: expected id 8, got 9 (stream t1): non-contiguous task stream: expected seq 8, got 9',
+      'but the last id received was 5',
+      'no new event proved continuity after seq 5 before PROOF_TIMEOUT',
+      'after 5 below earliestSeq 7 (events_gone); seq 6..6 are lost',
+    ]) {
+      expect(old).toMatch(SSE_ONLY);
     }
   });
 

@@ -167,8 +167,12 @@ export const checkCommand: Command = {
     }
     if (source === '-' && !io.stdin) throw new UsageError('check: no standard input to read');
     const out = heldOutput(io.out);
-    const render = (values.json ? jsonRenderer : textRenderer)((t) => out.write(t));
-    const checker = new TraceChecker(
+    let checker: TraceChecker | undefined = undefined;
+    const render = (values.json ? jsonRenderer : textRenderer)(
+      (t) => out.write(t),
+      () => checker?.bindingName ?? 'mcp-sse',
+    );
+    checker = new TraceChecker(
       {
         idPattern,
         strict: values.strict === true,

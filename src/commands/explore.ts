@@ -45,8 +45,8 @@ Options:
                      (SEP-2694): a task policy (tasks-honest, tasks-gone-410,
                      tasks-duplicates where the kind's server is honest; tasks-restarted-counter,
                      tasks-skip where it is not) answers tasks/stream, and the client reads
-                     through the mcp-tasks binding into the same machine. No kill table
-                     (verify --binding mcp-tasks kills the task mutants)
+                     through the mcp-tasks binding into the same machine; the kill table
+                     searches the binding's mutants and the client mutants in those worlds
   --mutant NAME      explore a mutant instead of the model's client
   --path P           replay: the counterexample path of a report (with --seed)
   --replay-path R    replay: the replayPath of the command sequence

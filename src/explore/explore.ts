@@ -6,7 +6,12 @@
 import fc from 'fast-check';
 import { clientMachine } from '../../model/client-machine.js';
 import { CLAIMS, type Claim } from '../../model/claims/index.js';
-import { killTable, mutantEntries, type KillRow } from '../../model/mutants/kill-table.js';
+import {
+  killTable,
+  mutantEntries,
+  taskMutantEntries,
+  type KillRow,
+} from '../../model/mutants/kill-table.js';
 import { listStates, listTransitions } from '../../model/transitions.js';
 import type { WorldKind } from '../../model/world/arbitraries.js';
 import { counterexampleOf, type Counterexample } from '../../model/world/counterexample.js';
@@ -38,7 +43,8 @@ export interface ExploreOptions {
   killRuns: number;
   /**
    * `mcp-tasks`: explore the task-stream world (task policies, the client's input through the
-   * binding's translator). The kill table is the SSE zoo's: it runs under `mcp-sse` only.
+   * binding's translator). Its kill table searches the binding's mutants and the client
+   * mutants in task-stream worlds.
    */
   binding?: string;
   /** Progress lines (stderr). */
@@ -130,11 +136,13 @@ export function explore(options: ExploreOptions): ExploreReport {
   const elapsedMs = performance.now() - t0;
   let rows: KillRow[] = [];
   const k0 = performance.now();
-  const sse = options.binding === undefined || options.binding === 'mcp-sse';
-  if (options.killRuns > 0 && !replaying && options.mutant === undefined && sse) {
+  const tasks = options.binding === 'mcp-tasks';
+  if (options.killRuns > 0 && !replaying && options.mutant === undefined) {
     rows = killTable({
       runsPerProbe: options.killRuns,
       seed: options.seed,
+      // Under mcp-tasks: the binding's mutants and the client mutants, in task-stream worlds.
+      ...(tasks ? { entries: taskMutantEntries() } : {}),
       onRow: (r) =>
         options.progress?.(`mutants: ${r.mutant} ${r.claim ? `killed by ${r.claim}` : 'survived'}`),
     });

@@ -51,7 +51,7 @@ export const TRACE_EXAMPLES: readonly TraceExample[] = [
     name: 'tasks-clean-resume',
     binding: 'mcp-tasks',
     title: 'a clean resume: seq after + 1',
-    text: '{"type":"binding","name":"mcp-tasks"}\n{"type":"tasks/stream","taskId":"task-123"}\n{"type":"tasks/event","taskId":"task-123","seq":0,"kind":"com.example.step","payload":{"n":0}}\n{"type":"tasks/event","taskId":"task-123","seq":1}\n{"type":"disconnect"}\n{"type":"tasks/stream","taskId":"task-123","after":1}\n{"type":"tasks/event","taskId":"task-123","seq":2}\n{"type":"tasks/event","taskId":"task-123","seq":3}\n{"type":"decision","outcome":"resumed"}\n{"type":"tasks/result"}\n',
+    text: '{"type":"binding","name":"mcp-tasks"}\n{"type":"tasks/stream","taskId":"task-123"}\n{"type":"tasks/event","taskId":"task-123","seq":0,"eventType":"com.example.step","payload":{"n":0}}\n{"type":"tasks/event","taskId":"task-123","seq":1}\n{"type":"disconnect"}\n{"type":"tasks/stream","taskId":"task-123","after":1}\n{"type":"tasks/event","taskId":"task-123","seq":2}\n{"type":"tasks/event","taskId":"task-123","seq":3}\n{"type":"decision","outcome":"resumed"}\n{"type":"tasks/result"}\n',
   },
   {
     name: 'tasks-skip',

@@ -36,6 +36,8 @@ export * from './task-stream-fetch.js';
 export {
   taskStreamGuard,
   TaskGuardCapacityError,
+  TaskStreamLimitError,
+  TaskStreamResumptionError,
   type TaskStreamGuard,
   type TaskStreamGuardOptions,
   type TaskStreamDecision,

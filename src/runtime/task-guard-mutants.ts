@@ -42,6 +42,11 @@ export const TASK_GUARD_MUTANTS: readonly TaskGuardMutant[] = [
     description:
       'gives every poll of an episode (an empty resume, called again with the same after) a fresh proof budget',
   },
+  {
+    name: 'cursor-follows-duplicates',
+    description:
+      'moves the cursor to a dropped duplicate: the next call sends an after below what was handed on, and events come twice',
+  },
 ];
 
 /** `taskStreamGuard` with the mutant `name`: for the property suite only. */

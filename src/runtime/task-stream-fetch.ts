@@ -4,8 +4,16 @@
  * {@link TaskStreamItem} at a time: each JSON-RPC message of an event stream, or the one
  * JSON-RPC message (or none) of any other answer, with the HTTP status. It judges nothing:
  * `taskStreamGuard().follow` does. Ending the iteration early aborts the request.
+ *
+ * It fails closed and bounded: redirects are never followed (a 3xx is an answer, with no
+ * message: the session id and headers never go to another origin); an event stream under a
+ * status other than 200 yields its JSON-RPC errors only, never an event; one SSE event over
+ * `maxEventBytes`, or another body over `maxBodyBytes`, ends the answer with a
+ * {@link TaskStreamLimitError}; a connection that breaks ends it with a
+ * {@link TaskStreamResumptionError} naming the task and `after` (never a raw `TypeError`).
  */
 import { createParser } from 'eventsource-parser';
+import { TaskStreamLimitError, TaskStreamResumptionError } from './task-stream-error.js';
 
 /** One thing received in answer to a `tasks/stream` call. */
 export interface TaskStreamItem {
@@ -21,6 +29,19 @@ export interface TaskStreamParams {
   after?: number;
 }
 
+/** What a call adds to the request, and the bounds on its answer. */
+export interface TaskStreamInit {
+  headers?: ConstructorParameters<typeof Headers>[0];
+  signal?: AbortSignal;
+  /** The most bytes one SSE event (or comment) may take. Default 1 MiB. */
+  maxEventBytes?: number;
+  /** The most bytes of a body that is not an event stream. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** Default bound of one SSE event and of a body that is not an event stream. */
+export const DEFAULT_TASK_STREAM_BYTES = 1 << 20;
+
 function parse(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -29,11 +50,38 @@ function parse(text: string): unknown {
   }
 }
 
+/** `true` for a JSON-RPC error response: what an event stream under a non-200 may carry. */
+const isErrorMessage = (m: unknown) =>
+  typeof m === 'object' && m !== null && !Array.isArray(m) && 'error' in m && !('method' in m);
+
+/** Reads a body that is not an event stream, up to `max` bytes. */
+async function boundedText(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  over: (bytes: number) => Error,
+): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      bytes += value.byteLength;
+      if (bytes > max) throw over(bytes);
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
 let nextId = 1;
 
 /**
  * POSTs `tasks/stream` with `params` to `url` and yields the answer's items. `init` adds
- * headers (a session id, authorization) and a `signal`.
+ * headers (a session id, authorization), a `signal`, and the bounds of the answer.
  *
  * @category Runtime
  */
@@ -41,54 +89,131 @@ export async function* fetchTaskStream(
   fetchFn: typeof fetch,
   url: string | URL,
   params: TaskStreamParams,
-  init: { headers?: ConstructorParameters<typeof Headers>[0]; signal?: AbortSignal } = {},
+  init: TaskStreamInit = {},
 ): AsyncGenerator<TaskStreamItem, void, undefined> {
+  const after = params.after ?? null;
+  const maxEvent = init.maxEventBytes ?? DEFAULT_TASK_STREAM_BYTES;
+  const maxBody = init.maxBodyBytes ?? DEFAULT_TASK_STREAM_BYTES;
   const abort = new AbortController();
   const outer = init.signal;
   const forward = () => abort.abort(outer!.reason);
   if (outer?.aborted) forward();
   else outer?.addEventListener('abort', forward, { once: true });
+  /** A failure of the network under the call, in the task's words (an abort stays itself). */
+  const broken = (e: unknown): unknown =>
+    outer?.aborted || e instanceof TaskStreamResumptionError
+      ? e
+      : new TaskStreamResumptionError(
+          params.taskId,
+          after,
+          `the answer broke before it ended (${(e as Error)?.message ?? String(e)}); call tasks/stream again with the last seq processed as after`,
+          'no-response',
+          'resumption-failed',
+          { cause: e },
+        );
   try {
     const headers = new Headers(init.headers);
     headers.set('content-type', 'application/json');
     headers.set('accept', 'application/json, text/event-stream');
-    const response = await fetchFn(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tasks/stream', params }),
-      signal: abort.signal,
-    });
+    let response: Response;
+    try {
+      response = await fetchFn(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tasks/stream', params }),
+        signal: abort.signal,
+        // Never followed: a redirect would carry the session id and headers to another origin.
+        redirect: 'manual',
+      });
+    } catch (e) {
+      throw broken(e);
+    }
     const status = response.status;
+    if (status >= 300 && status < 400) {
+      // A redirect is an answer without a message: a failure, never a resume elsewhere.
+      response.body?.cancel().catch(() => {});
+      yield { status };
+      return;
+    }
     const type = response.headers.get('content-type') ?? '';
     if (!/^\s*text\/event-stream\s*(;|$)/i.test(type) || !response.body) {
-      const text = await response.text();
+      let text = '';
+      try {
+        if (response.body) {
+          text = await boundedText(
+            response.body,
+            maxBody,
+            (bytes) => new TaskStreamLimitError(params.taskId, after, 'maxBodyBytes', bytes),
+          );
+        }
+      } catch (e) {
+        throw broken(e);
+      }
       const message = text.trim() === '' ? undefined : parse(text);
       yield message === undefined ? { status } : { status, message };
       return;
     }
-    const queue: TaskStreamItem[] = [];
-    const parser = createParser({
-      onEvent: (e) => {
-        const message = parse(e.data);
-        if (message !== undefined) queue.push({ status, message });
-      },
-    });
-    const decoder = new TextDecoder();
-    const reader = response.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-        while (queue.length > 0) yield queue.shift()!;
-      }
-      parser.feed(decoder.decode());
-      while (queue.length > 0) yield queue.shift()!;
-    } finally {
-      reader.cancel().catch(() => {});
-    }
+    yield* eventStream(response.body, status, params.taskId, after, maxEvent, broken);
   } finally {
     outer?.removeEventListener('abort', forward);
     abort.abort();
+  }
+}
+
+/**
+ * The JSON-RPC messages of an event stream, each bounded by `max` bytes; under a status other
+ * than 200 only its errors (an event under a 500 is never a resume).
+ */
+async function* eventStream(
+  body: ReadableStream<Uint8Array>,
+  status: number,
+  taskId: string,
+  after: number | null,
+  max: number,
+  broken: (e: unknown) => unknown,
+): AsyncGenerator<TaskStreamItem, void, undefined> {
+  const queue: TaskStreamItem[] = [];
+  /** Bytes received since the last event or comment ended: what one event may grow to. */
+  let pending = 0;
+  const parser = createParser({
+    onEvent: (e) => {
+      pending = 0;
+      const message = parse(e.data);
+      if (message === undefined) return;
+      if (status === 200 || isErrorMessage(message)) queue.push({ status, message });
+    },
+    onComment: () => {
+      pending = 0;
+    },
+  });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let answered = false;
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        throw broken(e);
+      }
+      if (chunk.done) break;
+      pending += chunk.value.byteLength;
+      parser.feed(decoder.decode(chunk.value, { stream: true }));
+      if (pending > max) throw new TaskStreamLimitError(taskId, after, 'maxEventBytes', pending);
+      while (queue.length > 0) {
+        answered = true;
+        yield queue.shift()!;
+      }
+    }
+    parser.feed(decoder.decode());
+    while (queue.length > 0) {
+      answered = true;
+      yield queue.shift()!;
+    }
+    // A refusal whose event stream carried no error: the status alone is the answer.
+    if (status !== 200 && !answered) yield { status };
+  } finally {
+    reader.cancel().catch(() => {});
   }
 }

@@ -14,33 +14,23 @@
  * clock, an idle bound, a bound on the tasks followed, and refusing every later call for a task
  * whose stream failed until the application forgets it (docs/runtime.md, "Task streams").
  */
-import {
-  SEP_2694_RULES,
-  tasksBinding,
-  WireFactError,
-  type BindingTranslator,
-  type TasksRules,
-  type WireFact,
-} from '../../model/bindings/index.js';
-import {
-  ACCEPTING_STATES,
-  clientMachine,
-  PENDING_STATES,
-  type ClientMachine,
-  type ClientStateName,
-} from '../../model/client-machine.js';
-import type { Observation } from '../../model/observations.js';
+import type { ClientMachine } from '../../model/client-machine.js';
 import type { Outcome, Reason } from '../../model/outcomes.js';
-import { episodeGoesOn, isBudgeted } from '../../model/run.js';
-import { StreamResumptionError } from '../reference.js';
-import { engineFor, type MachineState } from '../trace/engine.js';
-import { boundedOption } from './guard-options.js';
+import type { StreamResumptionError } from '../reference.js';
 import type { TaskEvent } from './task-event-log.js';
+import { TaskGuardRuntime } from './task-guard-runtime.js';
 import {
   fetchTaskStream,
+  type TaskStreamInit,
   type TaskStreamItem,
   type TaskStreamParams,
 } from './task-stream-fetch.js';
+
+export {
+  TaskGuardCapacityError,
+  TaskStreamLimitError,
+  TaskStreamResumptionError,
+} from './task-stream-error.js';
 
 /** One line of a task-stream trace (format of `check --binding mcp-tasks`), with its time `t`. */
 export type TaskTraceLine = { type: string; t?: number } & Record<string, unknown>;
@@ -103,22 +93,19 @@ export interface TaskStreamGuard {
     fetchFn: typeof fetch,
     url: string | URL,
     taskId: string,
-    init?: { headers?: ConstructorParameters<typeof Headers>[0]; signal?: AbortSignal },
+    init?: TaskStreamInit,
   ): AsyncGenerator<TaskEvent, void, undefined>;
   /** The `seq` of the last event handed on for the task: the `after` of the next call. */
   cursor(taskId: string): number | undefined;
   /** Forgets a task: it finished, or the application accepts starting it again from scratch. */
   forget(taskId: string): void;
-}
-
-/** A call for one more task was refused: the guard already follows `maxTasks`. */
-export class TaskGuardCapacityError extends Error {
-  constructor(readonly maxTasks: number) {
-    super(
-      `taskStreamGuard: already following maxTasks (${maxTasks}) tasks; forget finished ones first`,
-    );
-    this.name = 'TaskGuardCapacityError';
-  }
+  /**
+   * After a {@link StreamResumptionError} for `events_gone`, accepts the gap SEP-2694's way
+   * ("call tasks/stream with after set to earliestSeq - 1"): the task's cursor becomes
+   * `earliestSeq - 1` and its next call resumes there, judged as any resume. Returns that
+   * cursor; throws when the task's stream did not fail with `events_gone`.
+   */
+  recover(taskId: string): number;
 }
 
 /** The name of a task guard mutant (./task-guard-mutants.ts). @internal */
@@ -127,51 +114,8 @@ export type TaskGuardMutantName =
   | 'forwards-duplicates'
   | 'gone-410-is-session-lost'
   | 'accepts-missing-after'
-  | 'budget-per-poll';
-
-interface Track {
-  taskId: string;
-  snapshot: MachineState;
-  translator: BindingTranslator;
-  /** The seq of the last event handed on. */
-  lastSeq: number | undefined;
-  failure: StreamResumptionError | null;
-  reconnected: boolean;
-  /** A follow is in progress (one stream per task at a time, as SEP-2694 requires). */
-  busy: boolean;
-  episodeT: number;
-  /** The `after` of the current episode: a poll sends it again. */
-  episodeAfter: number | null;
-  budget?: NodeJS.Timeout;
-  /** Wakes the follow in progress when the budget runs out. */
-  onBudget?: () => void;
-  /** `accepts-skip` mutant: a skip was let through, later events follow it. */
-  ignoring: boolean;
-}
-
-const bounded = (name: string, value: number | undefined, fallback: number, min: number) =>
-  boundedOption('taskStreamGuard', name, value, fallback, min);
-
-const stateOf = (s: MachineState) => s.value as ClientStateName;
-const isPending = (s: MachineState) => PENDING_STATES.includes(stateOf(s));
-
-/**
- * The wire facts one received item stands for: an event, the result, an error (with the HTTP
- * status), or nothing (another notification, which proves nothing).
- */
-function factsOf(item: TaskStreamItem): WireFact[] {
-  const m = item.message as Record<string, unknown> | undefined;
-  if (typeof m === 'object' && m !== null && !Array.isArray(m)) {
-    if (m['method'] === 'notifications/tasks/event') {
-      const p = m['params'] as Record<string, unknown> | undefined;
-      return [{ type: 'tasks/event', taskId: p?.['taskId'], seq: p?.['seq'] }];
-    }
-    if ('method' in m) return [];
-    if ('error' in m) return [{ type: 'tasks/error', status: item.status, error: m['error'] }];
-    if ('result' in m && item.status === 200) return [{ type: 'tasks/result' }];
-  }
-  return item.status === 200 ? [] : [{ type: 'tasks/error', status: item.status }];
-}
+  | 'budget-per-poll'
+  | 'cursor-follows-duplicates';
 
 /**
  * A guard for the task event streams a client consumes.
@@ -204,308 +148,11 @@ export function taskGuardWith(
   options: TaskStreamGuardOptions,
   mutant: TaskGuardMutantName | undefined,
 ): TaskStreamGuard {
-  const proofTimeoutMs = bounded('proofTimeoutMs', options.proofTimeoutMs, 10_000, 1);
-  const idleTimeoutMs = bounded('idleTimeoutMs', options.idleTimeoutMs, 0, 0);
-  const maxTasks = bounded('maxTasks', options.maxTasks, 10_000, 1);
-  const rules: TasksRules =
-    mutant === 'gone-410-is-session-lost'
-      ? { ...SEP_2694_RULES, classifyOn: 'status' }
-      : mutant === 'accepts-missing-after'
-        ? { ...SEP_2694_RULES, missingAfter: 'open' }
-        : SEP_2694_RULES;
-  const binding = tasksBinding(rules);
-  const engine = engineFor(options.machine ?? clientMachine);
-  const t0 = Date.now();
-  const tracks = new Map<string, Track>();
-  let lastT = 0;
-  const now = () => (lastT = Date.now() - t0);
-
-  const emit = (track: Track, line: TaskTraceLine, t?: number) => {
-    options.onTrace?.(
-      { ...line, t: t ?? (line.type === 'decision' ? lastT : now()) },
-      track.taskId,
-    );
-  };
-
-  const trackOf = (taskId: string): Track => {
-    const known = tracks.get(taskId);
-    if (known) return known;
-    if (tracks.size >= maxTasks) throw new TaskGuardCapacityError(maxTasks);
-    const track: Track = {
-      taskId,
-      snapshot: engine.initial(),
-      translator: binding.translator!(),
-      lastSeq: undefined,
-      failure: null,
-      reconnected: false,
-      busy: false,
-      episodeT: 0,
-      episodeAfter: null,
-      ignoring: false,
-    };
-    tracks.set(taskId, track);
-    options.onTrace?.({ type: 'binding', name: 'mcp-tasks', proofBudget: proofTimeoutMs }, taskId);
-    return track;
-  };
-
-  /** Feeds one observation; reports decisions; returns the error of an escalation. */
-  const decide = (track: Track, o: Observation, after: number | null) => {
-    const prev = stateOf(track.snapshot);
-    track.snapshot = engine.step(track.snapshot, o);
-    const state = stateOf(track.snapshot);
-    const ctx = track.snapshot.context;
-    if (!isBudgeted(track.snapshot)) clearTimeout(track.budget);
-    const judged = o.type === 'RECONNECT' || PENDING_STATES.includes(prev) || prev === 'delayed';
-    if (judged && state !== prev && ctx.outcome !== null) {
-      if (track.reconnected) emit(track, { type: 'decision', outcome: ctx.outcome });
-      options.onDecision?.({
-        taskId: track.taskId,
-        outcome: ctx.outcome,
-        reason: ctx.reason,
-        after,
-      });
-    } else if (state === 'polling' && prev !== 'polling') {
-      // The receiver closed an unproven resume: the episode waits for the next call.
-      emit(track, { type: 'decision', outcome: 'delayed' });
-    }
-    const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if (!escalated) return null;
-    if (mutant === 'accepts-skip' && ctx.reason?.code === 'skip') {
-      track.ignoring = true;
-      return null;
-    }
-    const error = new StreamResumptionError(
-      ctx.reason?.text ?? 'continuity cannot be proven',
-      ctx.reason?.code ?? 'unproven',
-      state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
-    );
-    options.onFailure?.(error);
-    track.failure ??= error;
-    return track.failure;
-  };
-
-  const overBudget = (track: Track, t: number) =>
-    track.reconnected && isBudgeted(track.snapshot) && t - track.episodeT > proofTimeoutMs;
-
-  /**
-   * The episode's budget ran out: between polls or while delayed the machine's timer fires; a
-   * resume still being answered is given up (a break), and the machine says why it failed.
-   */
-  const budgetRunsOut = (track: Track): StreamResumptionError | null => {
-    clearTimeout(track.budget);
-    now();
-    const state = stateOf(track.snapshot);
-    if (state === 'polling' || state === 'delayed') {
-      return decide(track, { type: 'PROOF_TIMEOUT' }, track.episodeAfter);
-    }
-    if (!isPending(track.snapshot)) return null;
-    emit(track, { type: 'disconnect' });
-    return decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
-  };
-
-  const armBudget = (track: Track) => {
-    clearTimeout(track.budget);
-    const left = Math.max(0, track.episodeT + proofTimeoutMs - now() + 1);
-    track.budget = setTimeout(() => {
-      if (!isBudgeted(track.snapshot)) return;
-      if (track.onBudget) track.onBudget();
-      else budgetRunsOut(track);
-    }, left);
-    track.budget.unref?.();
-  };
-
-  /**
-   * Records one wire fact and feeds the machine what the binding makes of it. Returns the
-   * error of an escalation, and whether the fact was an event the machine accepted.
-   */
-  const record = (
-    track: Track,
-    fact: WireFact,
-  ): { error: StreamResumptionError | null; accepted: boolean; dropped: boolean } => {
-    const t = now();
-    if (overBudget(track, t)) {
-      const error = budgetRunsOut(track);
-      if (error) return { error, accepted: false, dropped: false };
-    }
-    let observations: Observation[];
-    try {
-      observations = track.translator.translate(fact);
-    } catch (e) {
-      if (!(e instanceof WireFactError)) throw e;
-      // A malformed message is not passed on: the guard gives the stream up (a break).
-      emit(track, { type: 'disconnect', malformed: e.message }, t);
-      const error = decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
-      throw (
-        error ?? new Error(`taskStreamGuard: malformed message (${e.message}); stream given up`)
-      );
-    }
-    emit(track, { ...fact } as TaskTraceLine, t);
-    let error: StreamResumptionError | null = null;
-    for (const o of observations) {
-      error = decide(track, o, track.episodeAfter);
-      if (error) return { error, accepted: false, dropped: false };
-    }
-    const last = observations[observations.length - 1];
-    const event = fact['type'] === 'tasks/event';
-    const accepted =
-      event &&
-      last?.type === 'EVENT' &&
-      last.id === fact['seq'] &&
-      ACCEPTING_STATES.includes(stateOf(track.snapshot));
-    const dropped = event && last?.type === 'KEEPALIVE';
-    return { error, accepted, dropped };
-  };
-
-  /** The call itself: a resume (RECONNECT), a poll of the episode, or a fresh stream (OPEN). */
-  const call = (track: Track, after: number | null): StreamResumptionError | null => {
-    const t = now();
-    const sameCursor = after !== null && track.episodeAfter === after;
-    const polling = stateOf(track.snapshot) === 'polling' && sameCursor;
-    const keepsBudget = episodeGoesOn(track.snapshot) && sameCursor;
-    if (polling && overBudget(track, t)) {
-      const e = budgetRunsOut(track);
-      if (e) return e;
-    }
-    if (!polling && isPending(track.snapshot)) {
-      // A new call closes the judgement window of the one before: still unproven, it failed.
-      const e = decide(track, { type: 'PROOF_TIMEOUT' }, track.episodeAfter);
-      if (e) return e;
-    }
-    const fact: WireFact =
-      after === null
-        ? { type: 'tasks/stream', taskId: track.taskId }
-        : { type: 'tasks/stream', taskId: track.taskId, after };
-    const observations = track.translator.translate(fact);
-    const resume = observations.some((o) => o.type === 'RECONNECT');
-    if (resume) {
-      track.reconnected = true;
-      if (!keepsBudget || mutant === 'budget-per-poll') track.episodeT = t;
-      track.episodeAfter = after;
-    }
-    emit(track, { ...fact } as TaskTraceLine, t);
-    for (const o of observations) {
-      const e = decide(track, o, after);
-      if (e) return e;
-    }
-    if (resume) armBudget(track);
-    return null;
-  };
-
-  /** The next item, or `budget` when the episode's budget runs out, or `idle`. */
-  const nextOf = (track: Track, it: AsyncIterator<TaskStreamItem>) =>
-    new Promise<IteratorResult<TaskStreamItem> | 'budget' | 'idle'>((resolve, reject) => {
-      track.onBudget = () => resolve('budget');
-      const idle = idleTimeoutMs > 0 ? setTimeout(() => resolve('idle'), idleTimeoutMs) : null;
-      it.next().then(
-        (r) => {
-          if (idle) clearTimeout(idle);
-          resolve(r);
-        },
-        (e: unknown) => {
-          if (idle) clearTimeout(idle);
-          reject(e instanceof Error ? e : new Error(String(e)));
-        },
-      );
-    }).finally(() => {
-      track.onBudget = undefined;
-    });
-
-  /** The stream broke (a network error, an end without result, an idle bound, a budget). */
-  const broke = (track: Track, line: 'disconnect' | 'idle-timeout') => {
-    if (line === 'idle-timeout') {
-      emit(track, { type: 'idle-timeout' });
-      const e = decide(track, { type: 'IDLE_TIMEOUT' }, track.episodeAfter);
-      if (e) return e;
-    }
-    // A native line: the binding keeps it as it is (rule 1 before any answer to a resume).
-    emit(track, { type: 'disconnect' });
-    return decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
-  };
-
-  async function* follow(
-    params: TaskStreamParams,
-    answer: AsyncIterable<TaskStreamItem>,
-  ): AsyncGenerator<TaskEvent, void, undefined> {
-    const track = trackOf(params.taskId);
-    if (track.failure) throw track.failure;
-    if (track.busy) {
-      throw new Error(
-        `taskStreamGuard: task ${JSON.stringify(params.taskId)} already has a stream in progress`,
-      );
-    }
-    track.busy = true;
-    const it = answer[Symbol.asyncIterator]();
-    /** The stream ended by itself (its result, an error, a break): not left by the reader. */
-    let ended = false;
-    try {
-      const e = call(track, params.after ?? null);
-      if (e) throw e;
-      for (;;) {
-        let next: Awaited<ReturnType<typeof nextOf>>;
-        try {
-          next = await nextOf(track, it);
-        } catch (err) {
-          throw broke(track, 'disconnect') ?? err;
-        }
-        if (next === 'budget') throw budgetRunsOut(track) ?? new Error('proof budget ran out');
-        if (next === 'idle') {
-          throw (
-            broke(track, 'idle-timeout') ??
-            new Error(`taskStreamGuard: no message for ${idleTimeoutMs} ms (idleTimeoutMs)`)
-          );
-        }
-        if (next.done) {
-          // The answer ended without its result: a break. Call again with the cursor.
-          ended = true;
-          const error = broke(track, 'disconnect');
-          if (error) throw error;
-          return;
-        }
-        for (const fact of factsOf(next.value)) {
-          const r = record(track, fact);
-          if (r.error) throw r.error;
-          const own = fact['taskId'] === track.taskId;
-          const seq = fact['seq'] as number;
-          const fresh = track.lastSeq === undefined || seq > track.lastSeq;
-          if (
-            r.accepted ||
-            (mutant === 'forwards-duplicates' && r.dropped) ||
-            (track.ignoring && own && fresh)
-          ) {
-            track.lastSeq = seq;
-            yield (next.value.message as { params: TaskEvent }).params;
-          }
-          if (fact['type'] === 'tasks/result') {
-            ended = true;
-            return;
-          }
-          if (fact['type'] === 'tasks/error') {
-            const err = (fact['error'] ?? {}) as { code?: unknown; message?: unknown };
-            throw new Error(
-              `taskStreamGuard: tasks/stream answered ${String(fact['status'])} ${String(err.code ?? '')} ${String(err.message ?? '')}`.trim(),
-            );
-          }
-        }
-      }
-      // (Every exit from the loop is a return or a throw.)
-    } catch (e) {
-      ended = true;
-      throw e;
-    } finally {
-      track.busy = false;
-      if (!ended && !track.failure && tracks.get(track.taskId) === track) {
-        // The application stopped reading before the stream ended: it cut the connection.
-        emit(track, { type: 'disconnect' });
-        decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
-      }
-      void it.return?.()?.catch(() => {});
-    }
-  }
-
+  const g = new TaskGuardRuntime(options, mutant);
   return {
-    follow,
+    follow: (params, answer) => g.follow(params, answer),
     async *stream(fetchFn, url, taskId, init = {}) {
-      const after = tracks.get(taskId)?.lastSeq;
+      const after = g.tracks.get(taskId)?.lastSeq;
       const abort = new AbortController();
       // The caller's signal ends the call; leaving the loop early aborts it too.
       const { signal, ...rest } = init;
@@ -514,21 +161,24 @@ export function taskGuardWith(
       else signal?.addEventListener('abort', forward, { once: true });
       const params: TaskStreamParams = after === undefined ? { taskId } : { taskId, after };
       try {
-        yield* follow(
+        yield* g.follow(
           params,
           fetchTaskStream(fetchFn, url, params, { ...rest, signal: abort.signal }),
         );
+        // The caller's abort ends the call with the caller's reason, not as a clean end.
+        if (signal?.aborted) throw signal.reason;
       } finally {
         signal?.removeEventListener('abort', forward);
         abort.abort();
       }
     },
-    cursor: (taskId) => tracks.get(taskId)?.lastSeq,
+    cursor: (taskId) => g.tracks.get(taskId)?.lastSeq,
     forget(taskId) {
-      const track = tracks.get(taskId);
+      const track = g.tracks.get(taskId);
       if (!track) return;
       clearTimeout(track.budget);
-      tracks.delete(taskId);
+      g.tracks.delete(taskId);
     },
+    recover: (taskId) => g.recover(taskId),
   };
 }

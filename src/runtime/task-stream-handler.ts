@@ -63,7 +63,12 @@ export function taskStreamHandler(
     }
     const id: Id =
       typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-    const extra = options.methods?.[message.method];
+    // Own properties only: `constructor`, `toString` or `__proto__` is no method of the server.
+    const methods = options.methods;
+    const extra =
+      methods !== undefined && Object.prototype.hasOwnProperty.call(methods, message.method)
+        ? methods[message.method]
+        : undefined;
     if (extra) {
       try {
         return reply(id, { result: extra(message.params) ?? {} });

@@ -29,6 +29,7 @@ import {
   BINDING_NAMES,
   type Binding,
 } from '../../model/bindings/index.js';
+import type { TaskNote } from '../../model/bindings/mcp-tasks.js';
 import { isObservation, lineReaderFor, readBindingHeader, type LineReader } from './bindings.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import { engineFor, type Engine, type EngineName, type MachineState } from './engine.js';
@@ -108,6 +109,8 @@ interface Decided {
 interface Poll {
   line: number;
   cursor: number | null;
+  /** The call's `after`, when a binding noted one (`tasks/stream`). */
+  after?: number | null;
   stream: string | undefined;
   actual?: Outcome;
   decisionLine?: number;
@@ -299,6 +302,11 @@ export class TraceChecker {
     this.snap = this.engine.initial();
   }
 
+  /** The name of the binding the trace is read under (known once its first line was read). */
+  get bindingName(): string {
+    return this.binding.name;
+  }
+
   /** Lines read so far. */
   get lines(): number {
     return this.lineNo;
@@ -373,9 +381,19 @@ export class TraceChecker {
   private takeObservation(o: Observation, line: number, t: number | undefined): void {
     if (t !== undefined) this.takeTime(line, t);
     switch (o.type) {
-      case 'RESPONSE':
-        if (!this.current) throw new TraceInputError(line, 'response with no reconnect before it');
+      case 'RESPONSE': {
+        const cur = this.current;
+        if (!cur) throw new TraceInputError(line, 'response with no reconnect before it');
+        // The binding noted that the answer told the client the gap (`events_gone`): a later
+        // cursor up to it (SEP-2694's recovery, `after = earliestSeq - 1`) is the receiver's
+        // skip, surfaced, not the client's own.
+        const told = (o as Observation & TaskNote).told;
+        const stream = cur.polls[cur.polls.length - 1]!.stream;
+        if (told !== undefined && stream !== undefined) {
+          this.lastIdOf.set(stream, Math.max(this.lastIdOf.get(stream) ?? -1, told));
+        }
         break;
+      }
       case 'OPEN':
         if (o.status === 200) {
           this.closeCall();
@@ -391,6 +409,8 @@ export class TraceChecker {
         break;
       case 'RECONNECT': {
         const poll: Poll = { line, cursor: o.cursor, stream: o.stream };
+        const noted = (o as Observation & TaskNote).after;
+        if (noted !== undefined) poll.after = noted;
         if (this.continuesEpisode(poll)) {
           this.current!.polls.push(poll);
         } else {
@@ -548,7 +568,9 @@ export class TraceChecker {
     const cur = this.current;
     const outcome = next.context.outcome;
     if (!cur || cur.decided || outcome === null) return;
-    const text = phraseOf(this.binding, reason.code, reason.text);
+    // What the receiver said, in the binding's words, when the binding noted it on the answer.
+    const said = (o as Observation & TaskNote).said;
+    const text = said ?? phraseOf(this.binding, reason.code, reason.text);
     const d: Decided = { outcome, code: reason.code, text, line };
     if (outcome === 'delayed') cur.delayed = d;
     else cur.decided = d;
@@ -588,19 +610,20 @@ export class TraceChecker {
     }
     const n = cur.polls.length;
     const lastLine = cur.polls[n - 1]!.line;
+    const cursorWord = this.binding.name === 'mcp-tasks' ? 'after' : 'cursor';
     cur.polls.forEach((poll, i) => {
       // Waiting on a poll that the episode went on from is what polling is: never a violation.
       const waited = i < n - 1 && poll.actual === 'delayed';
       const verdict = waited ? 'ok' : verdictOf(d.outcome, poll.actual);
       const reason = waited
-        ? `the implementation waited (delayed) on an empty poll and polled again with the same cursor: ok; the episode is judged at its last reconnect (line ${lastLine}), where the oracle says ${d.outcome}: ${text}`
+        ? `the implementation waited (delayed) on an empty poll and polled again with the same ${cursorWord}: ok; the episode is judged at its last reconnect (line ${lastLine}), where the oracle says ${d.outcome}: ${text}`
         : verdictText(verdict, d.outcome, poll.actual, text);
       // The episode is named by its first and last reconnect, not by every poll's line: a
       // listing in each of n reports would make the output (and the time) quadratic in n.
       const episode =
         n === 1
           ? ''
-          : ` [poll ${i + 1} of ${n} with cursor ${poll.cursor}: one episode, reconnects from line ${first.line} to line ${lastLine}]`;
+          : ` [poll ${i + 1} of ${n} with ${cursorWord} ${poll.cursor}: one episode, reconnects from line ${first.line} to line ${lastLine}]`;
       this.report(poll, d, verdict, reason + episode, { first: first.line, polls: n });
     });
     this.current = null;
@@ -619,6 +642,7 @@ export class TraceChecker {
     const r: ReconnectReport = {
       line: poll.line,
       cursor: poll.cursor,
+      ...(poll.after !== undefined ? { after: poll.after } : {}),
       ...(poll.stream !== undefined ? { stream: poll.stream } : {}),
       expected: d.outcome,
       ...(poll.actual !== undefined ? { actual: poll.actual } : {}),

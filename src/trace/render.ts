@@ -25,15 +25,33 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+/** The words a report is printed in: the native (SSE) vocabulary, or a task stream's. */
+export type Words = 'sse' | 'tasks';
+
+/** The words of a binding: `mcp-tasks` speaks of tasks, `after` and `seq`; others of SSE. */
+export const wordsOf = (binding: string): Words => (binding === 'mcp-tasks' ? 'tasks' : 'sse');
+
+/** The head line of a reconnect under `mcp-tasks`: the call as it was made. */
+function taskCall(r: ReconnectReport): string {
+  const task = `tasks/stream for task ${r.stream ?? '?'}`;
+  const after = r.after === undefined ? r.cursor : r.after;
+  if (after !== null) return `${task} with after ${after}`;
+  return r.cursor === null || r.cursor < 0
+    ? `${task} without after, again from the task's start (first seq 0)`
+    : `${task} without after (the last seq known is ${r.cursor}: the first new seq must be ${r.cursor + 1})`;
+}
+
 /** One reconnect as a block of text. */
-export function renderReconnect(r: ReconnectReport): string {
+export function renderReconnect(r: ReconnectReport, words: Words = 'sse'): string {
   const stream = r.stream === undefined ? '' : ` on stream ${r.stream}`;
   const cursor = r.cursor === null ? 'no Last-Event-ID' : `cursor ${r.cursor}`;
   const rule = r.rule === null ? '' : `rule ${r.rule}, ${r.code}, `;
   const actual =
     r.actual === undefined ? '(no decision line)' : `${r.actual} (line ${r.decisionLine})`;
   return [
-    `line ${r.line}: reconnect with ${cursor}${stream}`,
+    words === 'tasks'
+      ? `line ${r.line}: ${taskCall(r)}`
+      : `line ${r.line}: reconnect with ${cursor}${stream}`,
     `  expected  ${r.expected} (${rule}decided at line ${r.decidedAt})`,
     `  actual    ${actual}`,
     `  verdict   ${r.verdict}`,
@@ -43,26 +61,32 @@ export function renderReconnect(r: ReconnectReport): string {
 }
 
 /** A break as one line. */
-export function renderBreak(b: BreakReport): string {
+export function renderBreak(b: BreakReport, words: Words = 'sse'): string {
+  if (words === 'tasks')
+    return `line ${b.line}: break in the stream of task ${b.stream ?? '?'}: ${b.reason}\n`;
   const stream = b.stream === undefined ? '' : ` (stream ${b.stream})`;
   return `line ${b.line}: break: expected id ${b.expected}, got ${b.got}${stream}: ${b.reason}\n`;
 }
 
 /** A cursor ahead of the received events as one line. */
-export function renderCursorAhead(c: CursorAheadReport): string {
+export function renderCursorAhead(c: CursorAheadReport, words: Words = 'sse'): string {
+  if (words === 'tasks') {
+    return `line ${c.line}: after ahead: tasks/stream for task ${c.stream ?? '?'} with after ${c.cursor}, but the last seq received was ${c.lastReceived} and no events_gone told a gap; the client skips events itself\n`;
+  }
   const stream = c.stream === undefined ? '' : ` on stream ${c.stream}`;
   return `line ${c.line}: cursor ahead: reconnect with cursor ${c.cursor}${stream}, but the last id received was ${c.lastReceived}; the client skips events itself\n`;
 }
 
 /** The summary as text. */
-export function renderSummary(s: CheckSummary, exitCode: number): string {
+export function renderSummary(s: CheckSummary, exitCode: number, words: Words = 'sse'): string {
   const expected = OUTCOMES.map((o) => `${s.expected[o]} ${o}`).join(', ');
   const verdicts = VERDICTS.map((v) => `${s.verdicts[v]} ${v}`).join(', ');
+  const tasks = words === 'tasks';
   return [
-    `summary: ${plural(s.lines, 'line')}, ${plural(s.reconnects, 'reconnect')}`,
+    `summary: ${plural(s.lines, 'line')}, ${tasks ? plural(s.reconnects, 'resume call') : plural(s.reconnects, 'reconnect')}`,
     `  expected  ${expected}`,
     `  verdicts  ${verdicts}`,
-    `  ${plural(s.breaks, 'break')}, ${plural(s.cursorAhead, 'cursor', 'cursors')} ahead`,
+    `  ${plural(s.breaks, 'break')}, ${tasks ? `${s.cursorAhead} after ahead` : `${plural(s.cursorAhead, 'cursor', 'cursors')} ahead`}`,
     ...(s.dropped ?? []).map(
       (d) =>
         `  dropped call: line ${d.line}: the stream ended after id ${d.cursor} without its response, and the client never reconnected (change the client: reconnect with Last-Event-ID, or fail the call)`,
@@ -73,15 +97,20 @@ export function renderSummary(s: CheckSummary, exitCode: number): string {
   ].join('\n');
 }
 
-/** The human output: findings in line order as they become final, then the summary. */
-export function textRenderer(write: Write): Renderer {
+/**
+ * The human output: findings in line order as they become final, then the summary, in the
+ * words of the trace's binding (`binding()`, read when each finding is written: a binding line
+ * names it only once the first line is read).
+ */
+export function textRenderer(write: Write, binding: () => string = () => 'mcp-sse'): Renderer {
+  const w = () => wordsOf(binding());
   return {
-    reconnect: (r) => write(renderReconnect(r)),
-    break: (b) => write(renderBreak(b)),
-    cursorAhead: (c) => write(renderCursorAhead(c)),
+    reconnect: (r) => write(renderReconnect(r, w())),
+    break: (b) => write(renderBreak(b, w())),
+    cursorAhead: (c) => write(renderCursorAhead(c, w())),
     finish: (s, exitCode) =>
       write(
-        `${s.reconnects || s.breaks || s.cursorAhead ? '\n' : ''}${renderSummary(s, exitCode)}`,
+        `${s.reconnects || s.breaks || s.cursorAhead ? '\n' : ''}${renderSummary(s, exitCode, w())}`,
       ),
   };
 }

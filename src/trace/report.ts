@@ -21,8 +21,14 @@ export const VERDICTS: readonly Verdict[] = [
 export interface ReconnectReport {
   /** Line of the `reconnect`. */
   line: number;
-  /** The `Last-Event-ID` sent (`null`: none). */
+  /**
+   * The `Last-Event-ID` sent (`null`: none). Under `mcp-tasks`: the seq the oracle judges the
+   * call after (the call's `after`; for a call without one, the last seq known, or -1 from the
+   * task's start).
+   */
   cursor: number | null;
+  /** Under `mcp-tasks` only: the `after` the `tasks/stream` call sent (`null`: none). */
+  after?: number | null;
   /** The stream the cursor belongs to, when known. */
   stream?: string;
   /** The oracle's outcome: what the client machine decides on the same observations. */

@@ -12,6 +12,7 @@ import {
   renderCursorAhead,
   renderReconnect,
   renderSummary,
+  wordsOf,
 } from '../../trace/render.js';
 import { diagramOf } from '../../trace-diagram.js';
 import { TRACE_EXAMPLES } from '../trace-examples.js';
@@ -58,11 +59,13 @@ export function wireTracePanel({ $, esc, render }: PanelDeps): void {
     try {
       const report = await checkTrace(lines, { binding: binding.value });
       if (mine !== token) return;
+      // In the trace's words: a task trace speaks of after, seq and tasks.
+      const words = wordsOf(binding.value);
       const parts = [
-        ...report.reconnects.map(renderReconnect),
-        ...report.breaks.map(renderBreak),
-        ...report.cursorAhead.map(renderCursorAhead),
-        renderSummary(report.summary, report.exitCode),
+        ...report.reconnects.map((r) => renderReconnect(r, words)),
+        ...report.breaks.map((b) => renderBreak(b, words)),
+        ...report.cursorAhead.map((c) => renderCursorAhead(c, words)),
+        renderSummary(report.summary, report.exitCode, words),
       ];
       $('trace-report').textContent = parts.join('\n');
       $('trace-exit').textContent = `check would exit ${report.exitCode}`;
