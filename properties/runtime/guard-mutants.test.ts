@@ -76,7 +76,7 @@ test('the mutant builders are outside the deployable folder: no file of src/runt
   const holders = readdirSync(dir)
     .filter((f) => f.endsWith('.ts'))
     .filter((f) =>
-      /export (function|const) (mutantGuard|GUARD_MUTANTS)\b|from '\.\.\/runtime-mutants\//.test(
+      /export (function|const) (mutantGuard|GUARD_MUTANTS|mutantTaskGuard|TASK_GUARD_MUTANTS)\b|from '\.\.\/runtime-mutants\//.test(
         readFileSync(join(dir, f), 'utf8'),
       ),
     );

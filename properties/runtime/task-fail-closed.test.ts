@@ -28,7 +28,7 @@ import {
   type TaskStreamItem,
   type TaskTraceLine,
 } from '../../src/runtime/index.js';
-import { mutantTaskGuard } from '../../src/runtime/task-guard-mutants.js';
+import { mutantTaskGuard } from '../../src/runtime-mutants/task-guard-mutants.js';
 import type { TaskStreamGuard } from '../../src/runtime/task-stream-guard.js';
 import { serveFetch, type FetchHost } from '../../src/conformance/fetch-host.js';
 import { checkTrace } from '../../src/trace/check.js';

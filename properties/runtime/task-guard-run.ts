@@ -11,7 +11,10 @@
  */
 import { checkTrace } from '../../src/trace/check.js';
 import { fetchTaskStream, StreamResumptionError, type TaskEvent } from '../../src/runtime/index.js';
-import { mutantTaskGuard, type TaskGuardMutantName } from '../../src/runtime/task-guard-mutants.js';
+import {
+  mutantTaskGuard,
+  type TaskGuardMutantName,
+} from '../../src/runtime-mutants/task-guard-mutants.js';
 import {
   taskStreamGuard,
   type TaskStreamGuard,

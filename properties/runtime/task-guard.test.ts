@@ -1,7 +1,7 @@
 /**
  * taskStreamGuard against a hostile task-stream server on loopback (./task-hostile.ts): the
  * claims NoSilentGap and GuardAgreesWithOracle hold for the guard (./task-guard-run.ts), and
- * each named wrong guard (src/runtime/task-guard-mutants.ts) breaks one of them.
+ * each named wrong guard (src/runtime-mutants/task-guard-mutants.ts) breaks one of them.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,10 @@ import {
   TaskEventLog,
   taskStreamHandler,
 } from '../../src/runtime/index.js';
-import { mutantTaskGuard, TASK_GUARD_MUTANTS } from '../../src/runtime/task-guard-mutants.js';
+import {
+  mutantTaskGuard,
+  TASK_GUARD_MUTANTS,
+} from '../../src/runtime-mutants/task-guard-mutants.js';
 import {
   taskStreamGuard,
   type TaskStreamGuard,

@@ -108,7 +108,7 @@ export interface TaskStreamGuard {
   recover(taskId: string): number;
 }
 
-/** The name of a task guard mutant (./task-guard-mutants.ts). @internal */
+/** The name of a task guard mutant (src/runtime-mutants/task-guard-mutants.ts). @internal */
 export type TaskGuardMutantName =
   | 'accepts-skip'
   | 'forwards-duplicates'

@@ -1,16 +1,17 @@
 /**
  * The task guard's mutant table: each entry is a wrong taskStreamGuard, so that the property
  * suite (properties/runtime/task-guard.test.ts) shows it finds each one. Not exported by
- * `mcp-resumption/runtime`: `taskStreamGuard` itself takes no mutant.
+ * `mcp-resumption/runtime` and outside src/runtime/ (the deployable folder): `taskStreamGuard`
+ * itself takes no mutant.
  */
 import {
   taskGuardWith,
   type TaskGuardMutantName,
   type TaskStreamGuard,
   type TaskStreamGuardOptions,
-} from './task-stream-guard.js';
+} from '../runtime/task-stream-guard.js';
 
-export type { TaskGuardMutantName } from './task-stream-guard.js';
+export type { TaskGuardMutantName } from '../runtime/task-stream-guard.js';
 
 /** One task guard mutant and what it gets wrong. */
 export interface TaskGuardMutant {
