@@ -39,7 +39,7 @@ import type {
   TaskGuardMutantName,
   TaskStreamGuardOptions,
   TaskTraceLine,
-} from './task-stream-guard.js';
+} from './task-guard-types.js';
 
 const bounded = (name: string, value: number | undefined, fallback: number, min: number) =>
   boundedOption('taskStreamGuard', name, value, fallback, min);
