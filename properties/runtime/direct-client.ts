@@ -47,7 +47,9 @@ async function read(
   return last;
 }
 
-const done = (run: DirectRun) => run.messages.some((m) => m.id === 1 && 'result' in m);
+/** The call got its response: its result, or an error (the guard's, when it failed the stream). */
+const done = (run: DirectRun) =>
+  run.messages.some((m) => m.id === 1 && ('result' in m || 'error' in m));
 
 /**
  * One call: the POST, then up to `plan.length` reconnects while the result is missing; the
