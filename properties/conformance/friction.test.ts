@@ -84,6 +84,6 @@ describe('friction (issue 27)', () => {
     ];
     const m = /<!-- scenario-count -->(\w+)<!-- \/scenario-count -->/.exec(readme);
     expect(m, 'a generated scenario count in README.md').not.toBeNull();
-    expect(m![1]).toBe(words[SCENARIOS.length]);
+    expect(m![1], 'README.md is out of date: npm run docs:counts').toBe(words[SCENARIOS.length]);
   });
 });
