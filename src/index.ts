@@ -29,6 +29,7 @@ export {
   type CheckReport,
   type CheckSummary,
   type CursorAheadReport,
+  type DroppedCallReport,
   type ReconnectReport,
   type Verdict,
 } from './trace/report.js';

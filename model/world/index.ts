@@ -9,6 +9,7 @@ export * from './clock.js';
 export {
   canRead,
   clientState,
+  type CallEnd,
   type ClientBehaviour,
   type ClientPort,
   type ClientState,

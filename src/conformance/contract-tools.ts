@@ -19,6 +19,7 @@ import type { ToolControl } from './types.js';
 
 /** What `registerContractTools` needs of a server: the SDK's `registerTool` (1.x or 2.x). */
 export interface ToolRegistrar {
+  /** Registers one tool with its description, input schema and handler. */
   registerTool(
     name: string,
     config: { description?: string; inputSchema?: unknown },

@@ -195,6 +195,7 @@ export interface HostileServer {
   readonly seen: readonly SeenRequest[];
   /** What the client did so far. */
   activity(): ClientActivity;
+  /** Cuts every connection and stops listening. */
   close(): Promise<void>;
 }
 

@@ -163,7 +163,11 @@ export class ContinuityEventStore implements EventStoreLike {
   private readonly live = new Map<string, StreamLog>();
   /** Evicted streams (number and head only), oldest eviction first. */
   private readonly evicted = new Map<string, StreamLog>();
-  /** Every stream a cursor can name (live and evicted): bounded with them, see {@link indexed}. */
+  /**
+   * Every stream a cursor can name (live and evicted): bounded with them, see {@link indexed}.
+   * Protected for the tests' deliberately wrong subclasses, not an API.
+   * @hidden
+   */
   protected readonly byKey = new Map<string, StreamLog>();
   private nextKey = 1;
 
