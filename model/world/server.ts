@@ -193,7 +193,11 @@ export function restart(s: ServerState, cfg: WorldConfig, now: number, truth: Gr
   dropConnection(s);
   s.restarted = true;
   truth.restarts.push({ t: now, durable: cfg.durable });
-  if (cfg.durable) return;
+  if (!cfg.durable) loseSession(s, now, truth);
+}
+
+/** A restart lost the session: its log, its tool and its epoch are gone (ground truth notes when). */
+function loseSession(s: ServerState, now: number, truth: GroundTruth): void {
   s.sessionKnown = false;
   s.recreated = false;
   s.toolAlive = false;
@@ -215,12 +219,5 @@ export function restartAs2026(s: ServerState, now: number, truth: GroundTruth): 
   s.restarted = true;
   s.upgraded = true;
   truth.restarts.push({ t: now, durable: false, era: '2026-07-28' });
-  s.sessionKnown = false;
-  s.recreated = false;
-  s.toolAlive = false;
-  s.log = [];
-  s.otherLog = [];
-  s.epochNo++;
-  s.epoch = `e${s.epochNo}`;
-  if (truth.sessionLostAt === null) truth.sessionLostAt = now;
+  loseSession(s, now, truth);
 }
