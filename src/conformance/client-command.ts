@@ -10,6 +10,7 @@
  * `{"error": …}`, and exits. The kit waits at most `timeoutMs`, then kills it.
  */
 import { spawn } from 'node:child_process';
+import { killAfter } from './kill-after.js';
 import {
   activityOf,
   describeActivity,
@@ -243,14 +244,7 @@ export async function runClientCommand(
       if (stdout.length < 1 << 20) stdout += c;
     });
     child.stderr.on('data', (c: string) => (stderr = (stderr + c).slice(-2000)));
-    const timer = setTimeout(() => {
-      killed = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, timeoutMs);
+    const timer = killAfter(child, timeoutMs, () => (killed = true));
     child.on('error', (e) => {
       clearTimeout(timer);
       stderr += e.message;

@@ -16,6 +16,7 @@ import {
   type ImplementationAdapter,
 } from '../types.js';
 import { TcpFront } from './tcp-front.js';
+import { killAfter } from '../kill-after.js';
 
 /** What the black-box adapter is told about the server. */
 export interface UrlAdapterOptions {
@@ -70,14 +71,7 @@ export function runHook(cmd: string, timeoutMs: number): Promise<HookRun> {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, timeoutMs);
+    const timer = killAfter(child, timeoutMs, () => (timedOut = true));
     child.on('error', (e) => {
       clearTimeout(timer);
       resolve({ code: null, output: e.message, timedOut });
