@@ -2,8 +2,9 @@
  * One run of the differential property through what applications call: the scenario's
  * servers, an SDK `Client` (1.x or 2.x) whose transport's `fetch` is the guard, one
  * `callTool`. Beside NoSilentGap and GuardAgreesWithOracle it judges CallSettles: when the
- * guard fails the call's stream, the call rejects with the guard's error and its outcome (it
- * never waits for the SDK's request timeout); when nothing failed, the call resolves.
+ * guard fails the call's stream before the call has its whole answer, the call rejects with the
+ * guard's error and its outcome (it never waits for the SDK's request timeout); when nothing
+ * failed, the call resolves.
  */
 import {
   continuityGuard,
@@ -78,7 +79,13 @@ export async function runGuardedCall(
   const got = resumptionFailureOf(settled.error);
   let settledAfterMs: number | null = null;
   if (first) {
-    if (!got) {
+    // A failure after the call had its whole answer (the result, after every owed message,
+    // NoSilentGap above) leaves nothing to end: a duplicate after the result breaks the stream,
+    // not the call.
+    const answered = settled.result !== undefined && gap === null;
+    if (!got && answered) {
+      settledAfterMs = null;
+    } else if (!got) {
       broken.push({
         claim: 'CallSettles',
         why: `the guard failed the call's stream (${first.error.outcome}, ${first.error.code}) but the call ${settled.error === undefined ? 'resolved' : `rejected with ${String(settled.error)}`}`,
