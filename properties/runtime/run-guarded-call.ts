@@ -8,15 +8,19 @@
  */
 import {
   continuityGuard,
-  idReaderFromPattern,
-  inspectGuard,
   resumptionFailureOf,
   type ContinuityGuardOptions,
   type GuardTraceLine,
   type StreamResumptionError,
 } from '../../src/runtime/index.js';
-import { guardAgreesWithOracle, noSilentGap, RETRY_RANGE, type Broken } from './run-guarded.js';
-import { BUDGET_MS, ID_PATTERN, playServers, type Scenario } from './scenario.js';
+import {
+  budgetsDecided,
+  guardAgreesWithOracle,
+  noSilentGap,
+  suiteOptions,
+  type Broken,
+} from './run-guarded.js';
+import { playServers, type Scenario } from './scenario.js';
 import { callTool } from './sdk-call.js';
 import type { SdkKind } from './sdk-clients.js';
 
@@ -40,27 +44,13 @@ export async function runGuardedCall(
   const traces = new Map<number, GuardTraceLine[]>();
   const failures: { error: StreamResumptionError; at: number }[] = [];
   const fetchFn = continuityGuard(fetch, {
-    readId: idReaderFromPattern(ID_PATTERN),
-    proofTimeoutMs: BUDGET_MS,
-    responseTimeoutMs: 400,
-    firstHeadersTimeoutMs: 2_000,
-    minRetryMs: RETRY_RANGE.min,
-    maxRetryMs: RETRY_RANGE.max,
-    onFailure: (error) => failures.push({ error, at: Date.now() }),
-    onTrace: (line, stream) => {
-      const lines = traces.get(stream) ?? [];
-      lines.push(line);
-      traces.set(stream, lines);
-    },
+    ...suiteOptions(traces, (error) => failures.push({ error, at: Date.now() })),
     ...extra,
   });
   let settled;
   try {
     settled = await callTool(kind, servers.main.url, fetchFn, { timeoutMs: CALL_TIMEOUT_MS });
-    for (let waited = 0; inspectGuard(fetchFn)!.pending > 0 && waited < 4 * BUDGET_MS;) {
-      await new Promise((r) => setTimeout(r, 10));
-      waited += 10;
-    }
+    await budgetsDecided(fetchFn);
   } finally {
     await servers.close();
   }

@@ -85,6 +85,37 @@ export interface RunResult {
   failures: string[];
 }
 
+/**
+ * The options the suite's guards run with: its id pattern, proof budget and bounds, failures to
+ * `onFailure`, and each stream's trace kept in `traces`.
+ */
+export function suiteOptions(
+  traces: Map<number, GuardTraceLine[]>,
+  onFailure: (e: StreamResumptionError) => void,
+): ContinuityGuardOptions {
+  return {
+    readId: idReaderFromPattern(ID_PATTERN),
+    proofTimeoutMs: BUDGET_MS,
+    responseTimeoutMs: 400,
+    firstHeadersTimeoutMs: 2_000,
+    minRetryMs: RETRY_RANGE.min,
+    maxRetryMs: RETRY_RANGE.max,
+    onFailure,
+    onTrace: (line, stream) => {
+      const lines = traces.get(stream) ?? [];
+      lines.push(line);
+      traces.set(stream, lines);
+    },
+  };
+}
+
+/** Lets every budget still running on `fetchFn` decide (at most 4 budgets) before traces are judged. */
+export async function budgetsDecided(fetchFn: typeof fetch): Promise<void> {
+  for (let waited = 0; inspectGuard(fetchFn)!.pending > 0 && waited < 4 * BUDGET_MS; waited += 10) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Runs scenario `s` with client `kind` through the guard (or `mutant`). */
 export async function runGuarded(
   kind: ClientKind,
@@ -95,21 +126,7 @@ export async function runGuarded(
   const servers = await playServers(s);
   const traces = new Map<number, GuardTraceLine[]>();
   const failures: StreamResumptionError[] = [];
-  const options: ContinuityGuardOptions = {
-    readId: idReaderFromPattern(ID_PATTERN),
-    proofTimeoutMs: BUDGET_MS,
-    responseTimeoutMs: 400,
-    firstHeadersTimeoutMs: 2_000,
-    minRetryMs: RETRY_RANGE.min,
-    maxRetryMs: RETRY_RANGE.max,
-    onFailure: (e) => failures.push(e),
-    onTrace: (line, stream) => {
-      const lines = traces.get(stream) ?? [];
-      lines.push(line);
-      traces.set(stream, lines);
-    },
-    ...extra,
-  };
+  const options = { ...suiteOptions(traces, (e) => failures.push(e)), ...extra };
   const fetchFn = mutant ? mutantGuard(fetch, options, mutant) : continuityGuard(fetch, options);
   let messages: Record<string, unknown>[];
   let retries: number[] = [];
@@ -127,14 +144,7 @@ export async function runGuarded(
       messages = (await callThrough(kind, servers.main.url, fetchFn, { quietMs: 2 * BUDGET_MS }))
         .messages;
     }
-    // Let every budget that is still running decide before the traces are judged.
-    for (
-      let waited = 0;
-      inspectGuard(fetchFn)!.pending > 0 && waited < 4 * BUDGET_MS;
-      waited += 10
-    ) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await budgetsDecided(fetchFn);
   } finally {
     await servers.close();
   }
