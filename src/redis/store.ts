@@ -522,13 +522,14 @@ export class RedisContinuityEventStore implements EventStoreLike {
       throw new EventStoreUnavailableError(`Redis is not connected (${args[0]} not sent)`);
     }
     try {
-      // `queueTimeout` (node-redis's own `timeout`, which also drops the command from its queue
-      // when it fires) costs an `AbortSignal.timeout` per command; the append goes without it
-      // (a third of its client-side time): `withinMs` bounds its wait all the same, and an
-      // append whose caller gave up may be stored whether it was queued or on the wire.
-      const reply = queueTimeout
-        ? this.client.sendCommand<T>(args, { timeout: this.timeoutMs })
-        : this.client.sendCommand<T>(args);
+      // node-redis's own `timeout` (which drops a command from its queue when it fires; its
+      // default is 5 s, on every command) costs an `AbortSignal.timeout` and two listeners per
+      // command. The append goes without it (`timeout: 0`): `withinMs` bounds its wait all the
+      // same, and an append whose caller gave up may be stored whether it was still queued or
+      // already on the wire (the caller was told it failed; a later resume replays it).
+      const reply = this.client.sendCommand<T>(args, {
+        timeout: queueTimeout ? this.timeoutMs : 0,
+      });
       return await withinMs(reply, this.timeoutMs);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
