@@ -6,9 +6,10 @@
  * `after` on instance B is contiguous, then live on B until the task completes; a cursor whose
  * successor was trimmed gets `events_gone` with `earliestSeq` (and SEP-2694's recovery goes on
  * from it); Redis killed -9 under a live reader, or down at the opening, fails the stream with
- * a clear error within a bound, never a silent gap and never an endless wait. The mutant: a
- * source that resumes at the head instead of `after + 1` (events skipped), which the guard
- * catches.
+ * a clear error within a bound, never a silent gap and never an endless wait; a log that never
+ * answers the opening is answered at `openTimeoutMs`. The mutants: a source that resumes at the
+ * head instead of `after + 1` (events skipped), which the guard catches; the handler without
+ * the opening's bound, whose call is still waiting.
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { findRedisServer } from '../../src/conformance/adapters/redis-server.js';
@@ -291,5 +292,42 @@ describe.skipIf(findRedisServer() === null)('a task stream served from another i
     const got = await read(guard, w.b.host.url, taskId);
     expect(got.seqs).toEqual([]);
     expect(got.error).toBeInstanceOf(StreamResumptionError);
+  });
+});
+
+describe('a log elsewhere that never answers the opening', () => {
+  /** A source whose opening hangs (a store that accepted the connection and went silent). */
+  const silent: TaskStreamSource = { openStream: () => new Promise(() => {}) };
+
+  test('is answered with one JSON-RPC error at the bound, not an endless wait', async () => {
+    const host = await serveFetch(taskStreamHandler(silent, { openTimeoutMs: 300 }));
+    cleanup.push(() => host.close());
+    const t0 = Date.now();
+    const items = await answer(host.url, { taskId: 't', after: 0 });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(items).toEqual([
+      {
+        status: 200,
+        message: {
+          jsonrpc: '2.0',
+          id: expect.anything() as unknown,
+          error: {
+            code: -32603,
+            message:
+              'tasks/stream: the task event log failed: the task event log did not answer within 300 ms',
+          },
+        },
+      },
+    ]);
+  });
+
+  test('kill: without the bound (openTimeoutMs Infinity) the call is still waiting after 1 s', async () => {
+    const host = await serveFetch(taskStreamHandler(silent, { openTimeoutMs: Infinity }));
+    cleanup.push(() => host.close());
+    const outcome = await within(answer(host.url, { taskId: 't', after: 0 }), 1000, 'open').then(
+      () => 'answered',
+      (e: unknown) => String(e),
+    );
+    expect(outcome).toMatch(/no end within 1000 ms/);
   });
 });

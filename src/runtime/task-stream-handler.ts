@@ -38,6 +38,33 @@ const INTERNAL_ERROR = -32603;
 const isPromiseLike = (x: unknown): x is PromiseLike<TaskStreamOpening> =>
   typeof (x as { then?: unknown } | null)?.then === 'function';
 
+/**
+ * `opening`, or a rejection after `ms` (an opening that comes later has its events closed:
+ * nobody reads them). No wait of the handler on a log elsewhere is unbounded.
+ */
+function bounded(opening: PromiseLike<TaskStreamOpening>, ms: number): Promise<TaskStreamOpening> {
+  // Beyond a timer's range (`Infinity`): not bounded.
+  if (!(ms <= 2_147_483_647)) return Promise.resolve(opening);
+  return new Promise((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      reject(new Error(`the task event log did not answer within ${ms} ms`));
+    }, ms);
+    opening.then(
+      (o) => {
+        clearTimeout(timer);
+        if (!late) resolve(o);
+        else if (o.ok) void o.events.return(undefined);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
 /** Options of {@link taskStreamHandler}. */
 export interface TaskStreamHandlerOptions {
   /**
@@ -47,6 +74,13 @@ export interface TaskStreamHandlerOptions {
   eventsGoneStatus?: 200 | 410;
   /** Further JSON-RPC methods served on the same endpoint (a result, or a thrown error). */
   methods?: Record<string, (params: unknown) => unknown>;
+  /**
+   * Bound (ms) on an opening that answers through a promise (a log kept elsewhere): beyond it
+   * the call is answered with one JSON-RPC error (`-32603`, "did not answer within"), and an
+   * opening that comes later is closed unread. Default 10000; `Infinity` waits unbounded; a
+   * synchronous log is not timed.
+   */
+  openTimeoutMs?: number;
 }
 
 type Id = string | number | null;
@@ -75,6 +109,7 @@ export function taskStreamHandler(
   options: TaskStreamHandlerOptions = {},
 ): (request: Request) => Promise<Response> {
   const goneStatus = options.eventsGoneStatus ?? 200;
+  const openTimeoutMs = options.openTimeoutMs ?? 10_000;
   return async (request) => {
     if (request.method !== 'POST') {
       return new Response('tasks/stream is served on POST', { status: 405 });
@@ -110,7 +145,7 @@ export function taskStreamHandler(
     try {
       // A synchronous log answers at once (no await: its behaviour is as it was).
       const opened = log.openStream(message.params, request.signal);
-      opening = isPromiseLike(opened) ? await opened : opened;
+      opening = isPromiseLike(opened) ? await bounded(opened, openTimeoutMs) : opened;
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       return reply(id, {
