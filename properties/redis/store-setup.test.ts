@@ -265,6 +265,36 @@ describe.skipIf(!URL)('TTL follows use', () => {
     }
   });
 
+  /**
+   * The refresh is scheduled by the writer (no `PTTL` per append): it must come again once half
+   * the TTL has passed. A writer every 0.8 × the TTL keeps the stream only if its second append
+   * refreshed; a store that waits a whole TTL lets the keys expire before the third.
+   */
+  async function sparseWriter(store: RedisContinuityEventStore): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      ids.push(await store.storeEvent('A', msg(i)));
+      if (i < 3) await sleep(800);
+    }
+    return ids;
+  }
+
+  test('a writer every 0.8 × the TTL (TTL 1 s): one stream, numbered on', async () => {
+    const ids = await sparseWriter(new RedisContinuityEventStore(opts({ ttlSeconds: 1 })));
+    expect(new Set(ids.map(streamOf)).size).toBe(1);
+    expect(ids.map((id) => Number(id.split('-').at(-1)))).toEqual([1, 2, 3]);
+  });
+
+  test('kill: a store that refreshes the TTL only once a whole TTL has passed loses the stream to a writer every 0.8 × the TTL', async () => {
+    class RefreshesLate extends RedisContinuityEventStore {
+      protected override readonly refreshAfter = 1;
+    }
+    const ids = await sparseWriter(new RefreshesLate(opts({ ttlSeconds: 1 })));
+    // The keys expired 1.5 s after the first append: the third append numbers a new stream.
+    expect(new Set(ids.map(streamOf)).size).toBe(2);
+    expect(Number(ids[2]!.split('-').at(-1))).toBe(1);
+  });
+
   test('unused for longer than 1.5 × the TTL: every key is gone', async () => {
     const store = new RedisContinuityEventStore(opts({ ttlSeconds: 1 }));
     const first = await store.storeEvent('A', msg(1));

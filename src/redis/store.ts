@@ -81,15 +81,19 @@ export class EventStoreOutOfMemoryError extends EventStoreUnavailableError {
  * session's log was written (a dropped `heads` hash would restart a counter without a restart)
  * drops every stream of the session, as a restart does, and so does a `meta` that is gone.
  *
- * TTL: an append (and a replay, see `touch`) sets the session's keys to expire 1.5 × the TTL
- * later whenever its stream's key has less than the TTL left: after any use the keys live at
- * least the TTL (a stream written or read within it never expires), at the price of one
- * `PTTL` per append instead of five `EXPIRE`s; an abandoned session goes within 1.5 × the TTL.
+ * TTL: an append (and a replay, see `touch`) sets the session's keys and the stream's key to
+ * expire 1.5 × the TTL later when the caller asks for it (ARGV 9 `'1'`) or the stream is new
+ * (numbered by this append). The caller asks on its first append to a stream and whenever half
+ * the TTL has passed since it last asked (timed from before it sent that append, so Redis set
+ * the expiry no earlier): after any append the keys live at least the TTL (1.5 × the TTL from
+ * the last refresh, less at most half of it), so a stream written or read within the TTL never
+ * expires, without a `PTTL` read per append; an abandoned session goes within 1.5 × the TTL.
  *
  * KEYS: 1 ids (stream id → k), 2 names (k → stream id), 3 heads (k → head), 4 meta (`run`).
  * ARGV: 1 key base, 2 stream id, 3 message JSON, 4 writer, 5 capacity, 6 TTL seconds (0: none),
  * 7 a random candidate number, 8 `'keep'` (`restart: 'keep'`), `'evict'` (`allowEviction`) or
- * the `run_id` the caller holds (`''`: none). Reply: `[k, seq, run_id to hold]`.
+ * the `run_id` the caller holds (`''`: none), 9 `'1'` to refresh the TTLs. Reply:
+ * `[k, seq, run_id to hold]`.
  * The stream's key, `<base>:s<k>`, is derived in the script; every key carries the session's
  * hash tag `{epoch}`, so in a cluster they all live in one slot.
  */
@@ -122,20 +126,22 @@ else
     if tonumber(string.match(info, 'redis_version:(%d+)')) >= 7 then held = run end
   end
 end
+local refresh = ARGV[9] == '1'
 local k = redis.call('HGET', KEYS[1], ARGV[2])
 if not k then
   k = ARGV[7]
   while redis.call('HEXISTS', KEYS[2], k) == 1 do k = tostring(tonumber(k) + 1) end
   redis.call('HSET', KEYS[1], ARGV[2], k)
   redis.call('HSET', KEYS[2], k, ARGV[2])
+  refresh = true
 end
 local seq = redis.call('HINCRBY', KEYS[3], k, 1)
 local skey = ARGV[1] .. ':s' .. k
 redis.call('XADD', skey, 'MAXLEN', ARGV[5], '0-' .. seq, 'm', ARGV[3], 'w', ARGV[4])
-local ttl = tonumber(ARGV[6]) * 1000
-if ttl > 0 and redis.call('PTTL', skey) < ttl then
-  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl * 1.5) end
-  redis.call('PEXPIRE', skey, ttl * 1.5)
+local ttl = tonumber(ARGV[6]) * 1500
+if refresh and ttl > 0 then
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
+  redis.call('PEXPIRE', skey, ttl)
 end
 return {k, seq, held}
 `;
@@ -352,6 +358,9 @@ function sweep(): void {
   }
 }
 
+/** Streams whose last TTL refresh a store remembers (see `RedisContinuityEventStore.refreshed`). */
+const REFRESH_RECORDS = 1024;
+
 /** A client's copy of the append script (see {@link APPEND_SCRIPT}). */
 interface ScriptCopy {
   /** The copy in Redis now: its SHA, and the `run_id` held for it (`''`: none). */
@@ -508,12 +517,19 @@ export class RedisContinuityEventStore implements EventStoreLike {
    * Sends one command, bounded; {@link EventStoreUnavailableError} when Redis does not answer,
    * {@link EventStoreOutOfMemoryError} when it refuses for want of memory.
    */
-  protected async command<T>(args: string[]): Promise<T> {
+  protected async command<T>(args: string[], queueTimeout = true): Promise<T> {
     if (!this.client.isReady) {
       throw new EventStoreUnavailableError(`Redis is not connected (${args[0]} not sent)`);
     }
     try {
-      const reply = this.client.sendCommand<T>(args, { timeout: this.timeoutMs });
+      // node-redis's own `timeout` (which drops a command from its queue when it fires; its
+      // default is 5 s, on every command) costs an `AbortSignal.timeout` and two listeners per
+      // command. The append goes without it (`timeout: 0`): `withinMs` bounds its wait all the
+      // same, and an append whose caller gave up may be stored whether it was still queued or
+      // already on the wire (the caller was told it failed; a later resume replays it).
+      const reply = this.client.sendCommand<T>(args, {
+        timeout: queueTimeout ? this.timeoutMs : 0,
+      });
       return await withinMs(reply, this.timeoutMs);
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
@@ -638,6 +654,12 @@ export class RedisContinuityEventStore implements EventStoreLike {
       this.fixedArgs[1]!,
       String(randomInt(1e11, 1e12)),
     ];
+    // Refresh the TTLs (ARGV 9) on the first append to the stream and once half the TTL has
+    // passed since the last refresh asked for, timed from before it was sent (APPEND_SCRIPT).
+    const sentAt = performance.now();
+    const last = this.refreshedAt.get(streamId);
+    const refresh =
+      last === undefined || sentAt - last >= this.ttlSeconds * 1000 * this.refreshAfter ? '1' : '0';
     const mode = this.mode;
     let copy = copies.get(this.client);
     if (copy === undefined) copies.set(this.client, (copy = {}));
@@ -651,7 +673,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
         // A new copy: the first append of this client, or Redis restarted (or flushed its
         // scripts). The settings are read again first, in the loading (others wait for it).
         const load = this.checkedRun(true).then((run) =>
-          this.command<typeof reply>(['EVAL', text, '4', ...args, held]).then(
+          this.command<typeof reply>(['EVAL', text, '4', ...args, held, refresh]).then(
             (r) => [run, r] as const,
           ),
         );
@@ -671,7 +693,7 @@ export class RedisContinuityEventStore implements EventStoreLike {
         // A copy another kind of store loaded: this kind's settings checked once per client.
         if (passed.get(this.client)?.get(mode) === undefined) await this.checkedRun(false);
         try {
-          reply = await this.command(['EVALSHA', loaded.sha, '4', ...args, held]);
+          reply = await this.command(['EVALSHA', loaded.sha, '4', ...args, held, refresh], false);
         } catch (e) {
           if (!(e instanceof Error && /NOSCRIPT/.test(e.message))) throw e;
           // Not a newer copy, loaded while this reply was on its way (giving one up would be
@@ -682,7 +704,28 @@ export class RedisContinuityEventStore implements EventStoreLike {
         // The run_id the check found ('' from a 'keep' store: the next check finds it again).
         loaded.held = String(reply[2]);
       }
+      if (refresh === '1' && this.ttlSeconds > 0) this.refreshed(streamId, sentAt);
       return [String(reply[0]), Number(reply[1])];
+    }
+  }
+
+  /**
+   * When the TTLs were last refreshed for each stream, by this object's appends (a time from
+   * before the append was sent). At most {@link REFRESH_RECORDS} streams, the least recently
+   * refreshed forgotten first: a forgotten stream is refreshed at its next append, which is
+   * only more often than needed.
+   */
+  private readonly refreshedAt = new Map<string, number>();
+  /**
+   * The fraction of the TTL after which an append refreshes it again: at most 0.5, as the
+   * script sets 1.5 × the TTL (protected for the test's wrong subclass only).
+   */
+  protected readonly refreshAfter: number = 0.5;
+  private refreshed(streamId: string, at: number): void {
+    this.refreshedAt.delete(streamId);
+    this.refreshedAt.set(streamId, at);
+    if (this.refreshedAt.size > REFRESH_RECORDS) {
+      this.refreshedAt.delete(this.refreshedAt.keys().next().value!);
     }
   }
 

@@ -459,7 +459,16 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
           if (conn === undefined) {
             conn = this.client.duplicate();
             conn.on('error', () => {});
-            await conn.connect();
+            // Bounded: node-redis retries a refused connection for ever (Redis gone while a
+            // reader starts to wait); the reader ends with the error instead.
+            try {
+              await withinMs(conn.connect(), this.timeoutMs);
+            } catch (e) {
+              if (signal?.aborted) return;
+              throw new EventStoreUnavailableError(
+                `Redis did not answer a live reader of task ${JSON.stringify(taskId)}: ${e instanceof Error ? e.message : String(e)}`,
+              );
+            }
             if (signal?.aborted) return;
           }
           const bound = this.blockMs + this.timeoutMs;
@@ -483,7 +492,9 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
             );
           } catch (e) {
             if (signal?.aborted) return;
-            throw e;
+            throw new EventStoreUnavailableError(
+              `Redis did not answer XREAD of a live reader of task ${JSON.stringify(taskId)}: ${e instanceof Error ? e.message : String(e)}`,
+            );
           }
           page = xreadEntries(reply);
           if (page.length === 0) {
