@@ -175,7 +175,7 @@ export class GuardBody {
         this.commentFirst = false; // the mutant: this event is not judged
         core.emit(track, line);
       } else {
-        this.stop(core.record(track, line));
+        this.stop(core.event(track, line));
       }
     }
     if (this.failure) return;

@@ -26,6 +26,7 @@ import {
 } from './guard-options.js';
 import { isPending, stateOf, type Track } from './guard-track.js';
 import type { Call } from './guard-wire.js';
+import { MachineTrack } from './machine-track.js';
 
 /**
  * A request refused because the guard already follows `maxStreams` streams: nothing was sent.
@@ -175,9 +176,16 @@ export class GuardCore {
   }
 
   newTrack(call: Call): Track {
+    const machine = new MachineTrack(this.engine);
     const track: Track = {
       id: this.nextTrackId++,
-      snapshot: this.engine.initial(),
+      machine,
+      get snapshot() {
+        return machine.snapshot;
+      },
+      set snapshot(state) {
+        machine.snapshot = state;
+      },
       lastId: null,
       completed: false,
       plain: false,
@@ -211,11 +219,11 @@ export class GuardCore {
    */
   decide(track: Track, o: Observation, why?: string): StreamResumptionError | null {
     const prev = stateOf(track.snapshot);
-    track.snapshot = this.engine.step(track.snapshot, o);
-    const state = stateOf(track.snapshot);
-    const ctx = track.snapshot.context;
+    const next = track.machine.step(o);
+    const state = stateOf(next);
+    const ctx = next.context;
     const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if (track.budget !== undefined && !isBudgeted(track.snapshot)) clearTimeout(track.budget);
+    if (track.budget !== undefined && !isBudgeted(next)) clearTimeout(track.budget);
     // A decision about a reconnect: taken on the reconnect itself, or while it is judged
     // (pending, or delayed until an event proves it). An escalation inside a stream already
     // accepted is a break of that stream, not a decision about its reconnect.
@@ -280,6 +288,21 @@ export class GuardCore {
       this.emit(track, { type: 'decision', outcome });
     }
     return this.decide(track, observationOf(line) as Observation, why);
+  }
+
+  /**
+   * An event whose id was read: the machine's fast path when it takes the event (the cursor's
+   * successor after the same pure cursor step, machine-track.ts), else {@link record}. Both
+   * record the same line and leave the machine in the same state.
+   */
+  event(
+    track: Track,
+    line: { type: 'event'; id: number; stream?: string },
+  ): StreamResumptionError | null {
+    if (!track.machine.successor(line.id, line.stream)) return this.record(track, line);
+    // (A pure cursor step leaves a state without a budget, and decides nothing.)
+    if (this.options.onTrace !== undefined) this.emit(track, line, this.now());
+    return null;
   }
 
   /**
