@@ -36,6 +36,8 @@ const CLIENT: Record<GuardMutantName, ClientKind> = {
   'follows-redirects': 'direct',
   'retry-unclamped': 'direct',
   'keeps-completed-streams': 'direct',
+  // (Not a bug of issue 16, not in GUARD_MUTANTS: raw-forwarding.test.ts kills it.)
+  'hands-on-unfinished-blocks': 'direct',
 };
 
 describe('the differential property finds every guard mutant', () => {

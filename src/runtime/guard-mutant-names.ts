@@ -11,4 +11,7 @@ export type GuardMutantName =
   | 'budget-per-poll'
   | 'follows-redirects'
   | 'retry-unclamped'
-  | 'keeps-completed-streams';
+  | 'keeps-completed-streams'
+  // Not a bug of issue 16: the raw forwarding of issue 31 (guard-body.ts, `handOn`) handing on
+  // the block still being read; properties/runtime/raw-forwarding.test.ts kills it.
+  | 'hands-on-unfinished-blocks';
