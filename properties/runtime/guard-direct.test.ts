@@ -1644,6 +1644,8 @@ describe('the fast suite tells every guard mutant from the guard', () => {
       const g = guard(() => sseResponse(wire('id: 1\ndata: a\n\nid: 3\nda', 'ta: b\n\n')), {}, m);
       return (await readAll(await g.post())).text;
     },
+    // (Nor is this: cursor-index.test.ts kills it.)
+    'lazy-index-skips-taken-ids': () => Promise.resolve(null),
   };
 
   test.each(GUARD_MUTANTS.map((m) => [m.name] as const))('%s', async (name) => {

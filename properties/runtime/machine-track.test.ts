@@ -69,16 +69,18 @@ const observation: fc.Arbitrary<Observation> = fc.oneof(
     ),
   },
 );
-/** Runs of successors (the stream's ids going up by one), between other observations. */
+/**
+ * Runs of successors (the stream's ids going up by one), between other observations; the last
+ * successor of a run may name another stream.
+ */
+const event = (id: number, s: string | undefined): Observation =>
+  s === undefined ? { type: 'EVENT', id } : { type: 'EVENT', id, stream: s };
 const run = fc
-  .tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 8 }), stream)
-  .map(([from, n, s]) =>
-    Array.from({ length: n }, (_, i): Observation =>
-      s === undefined
-        ? { type: 'EVENT', id: from + i }
-        : { type: 'EVENT', id: from + i, stream: s },
-    ),
-  );
+  .tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 8 }), stream, stream)
+  .map(([from, n, s, last]) => [
+    ...Array.from({ length: n }, (_, i) => event(from + i, s)),
+    event(from + n, last),
+  ]);
 const observations = fc
   .array(
     fc.oneof(

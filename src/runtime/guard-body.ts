@@ -10,7 +10,7 @@ import { settlementEvent } from './call-settlement.js';
 import type { GuardCore } from './guard-core.js';
 import type { Track } from './guard-track.js';
 import { SseLines } from './id-only-blocks.js';
-import { ackFloor, isResponseMessage, serialize } from './guard-wire.js';
+import { ackFloor, eventLine, isResponseMessage, serialize } from './guard-wire.js';
 
 type Body = ReadableStream<Uint8Array>;
 type Controller = ReadableStreamDefaultController<Uint8Array>;
@@ -36,6 +36,11 @@ export class GuardBody {
   private items: (EventSourceMessage | string)[] = [];
   /** An item of the latest text is handed on changed (a clamped `retry:`). */
   private changed = false;
+  /**
+   * `"id"` was seen so many times in the text fed to the parser and not yet in an event's data
+   * (an upper bound: a response's data holds it, so none can be missed while it is 0).
+   */
+  private idQuotes = 0;
   /** The text after the last block handed on: the start of the block being read. */
   private tail = '';
   /** The tail's comments or retries were handed on already: its text is not handed on. */
@@ -127,6 +132,9 @@ export class GuardBody {
 
   /** The response arrived: nothing more is owed, no reconnect can come for this stream. */
   private responded(ev: EventSourceMessage): void {
+    // (Only text that holds `"id"` can be a response: most events skip the JSON parse.)
+    if (this.idQuotes === 0 || !ev.data.includes('"id"')) return;
+    this.idQuotes--;
     if (!isResponseMessage(ev.data)) return;
     this.track.completed = true;
     if (!this.track.plain) this.core.free(this.track);
@@ -176,15 +184,11 @@ export class GuardBody {
       // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
       this.stop(core.record(track, { type: 'keepalive' }, { opaqueId: ev.id }));
     } else {
-      // (Built without a spread: this runs on every event.)
-      const line = read.stream
-        ? ({ type: 'event', id: read.seq, stream: read.stream } as const)
-        : ({ type: 'event', id: read.seq } as const);
       if (this.commentFirst) {
         this.commentFirst = false; // the mutant: this event is not judged
-        core.emit(track, line);
+        core.emit(track, eventLine(read.seq, read.stream));
       } else {
-        this.stop(core.event(track, line));
+        this.stop(core.event(track, read.seq, read.stream));
       }
     }
     if (this.failure) return;
@@ -209,6 +213,9 @@ export class GuardBody {
     let lines = '';
     try {
       lines = this.lines.push(text);
+      // (Lines come whole, and `"id"` holds no line end: none is cut between two texts.)
+      for (let at = lines.indexOf('"id"'); at >= 0; at = lines.indexOf('"id"', at + 4))
+        this.idQuotes++;
       this.parser.feed(lines);
     } catch (e) {
       this.stop(e as Error);

@@ -25,7 +25,7 @@ import {
   type IdReader,
 } from './guard-options.js';
 import { isPending, stateOf, type Track } from './guard-track.js';
-import type { Call } from './guard-wire.js';
+import { eventLine, type Call } from './guard-wire.js';
 import { MachineTrack } from './machine-track.js';
 
 /**
@@ -78,7 +78,13 @@ export class GuardCore {
   readonly tracks = new Set<Track>();
   /** Requests sent that may open a stream: they hold a place under the cap. */
   reserved = 0;
-  readonly byLastId = new Map<string, Track>();
+  private readonly byLastId = new Map<string, Track>();
+  /**
+   * The track that remembered last (see {@link remember}): its ids since `lazyKey`, the key the
+   * map holds for it, are written when the map is next read or written, not one by one.
+   */
+  private lazy: Track | null = null;
+  private lazyKey: string | null = null;
   /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
   readonly waitingWithCursor: Track[] = [];
   /** Interrupted standalone streams that never received an id: they reconnect without one. */
@@ -158,8 +164,30 @@ export class GuardCore {
     throw e;
   }
 
+  /** The stream whose last delivered id is `lastEventId` (`undefined`: none followed). */
+  holding(lastEventId: string): Track | undefined {
+    this.catchUp();
+    return this.byLastId.get(lastEventId);
+  }
+
+  /**
+   * Writes the lazy track's latest id to `byLastId`. Only that track remembered since the map
+   * was last used, none of its ids in between was a key of the map, and its old key is its
+   * own: the map is then what writing each id at once would have made it.
+   */
+  private catchUp() {
+    const track = this.lazy;
+    if (track === null) return;
+    this.lazy = null;
+    const key = this.lazyKey!;
+    if (track.lastId === key) return;
+    if (this.byLastId.get(key) === track) this.byLastId.delete(key);
+    this.byLastId.set(track.lastId!, track);
+  }
+
   /** Drops the cursor a track holds from `byLastId`, unless a later stream holds it now. */
   forget(track: Track) {
+    this.catchUp();
     if (track.lastId !== null && this.byLastId.get(track.lastId) === track)
       this.byLastId.delete(track.lastId);
   }
@@ -295,13 +323,10 @@ export class GuardCore {
    * successor after the same pure cursor step, machine-track.ts), else {@link record}. Both
    * record the same line and leave the machine in the same state.
    */
-  event(
-    track: Track,
-    line: { type: 'event'; id: number; stream?: string },
-  ): StreamResumptionError | null {
-    if (!track.machine.successor(line.id, line.stream)) return this.record(track, line);
+  event(track: Track, id: number, stream: string | undefined): StreamResumptionError | null {
+    if (!track.machine.successor(id, stream)) return this.record(track, eventLine(id, stream));
     // (A pure cursor step leaves a state without a budget, and decides nothing.)
-    if (this.options.onTrace !== undefined) this.emit(track, line, this.now());
+    if (this.options.onTrace !== undefined) this.emit(track, eventLine(id, stream), this.now());
     return null;
   }
 
@@ -359,12 +384,24 @@ export class GuardCore {
     });
   }
 
-  /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
+  /**
+   * The id the client now holds: a later `Last-Event-ID` naming it resumes this track. The
+   * track that remembered last writes only ids the map already holds (whose entry its own
+   * write would take over); its others wait for `catchUp`, since its next id would drop them
+   * again (one stream's events, the common case, cost one map lookup each).
+   */
   remember(track: Track, id: string) {
     if (!this.tracks.has(track)) return; // freed: its response arrived
+    const taken = this.mutant !== 'lazy-index-skips-taken-ids' && this.byLastId.has(id);
+    if (this.lazy === track && !taken) {
+      track.lastId = id;
+      return;
+    }
     this.forget(track);
     track.lastId = id;
     this.byLastId.set(id, track);
+    this.lazy = track;
+    this.lazyKey = id;
   }
 
   /**
