@@ -1,7 +1,7 @@
 /**
  * The guard finds a stream by the last id it delivered (`GuardCore.holding`, for a resume's
  * `Last-Event-ID`). The track that remembered last writes its ids to the index lazily
- * (guard-core.ts, `remember`); this property holds the lazy index to the index written at
+ * (cursor-index.ts); this property holds the lazy index to the index written at
  * every id (the guard before issue 31), over streams that share ids, and kills a lazy index
  * that skips its check for an id the index already holds.
  */

@@ -15,6 +15,7 @@ import { observationOf } from '../trace/checker.js';
 import { engineFor, type MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
 import { settledResponse, settlementResponse } from './call-settlement.js';
+import { CursorIndex } from './cursor-index.js';
 import { defaultIdReader } from './guard-ids.js';
 import type { GuardMutantName } from './guard-mutant-names.js';
 import {
@@ -78,13 +79,8 @@ export class GuardCore {
   readonly tracks = new Set<Track>();
   /** Requests sent that may open a stream: they hold a place under the cap. */
   reserved = 0;
-  private readonly byLastId = new Map<string, Track>();
-  /**
-   * The track that remembered last (see {@link remember}): its ids since `lazyKey`, the key the
-   * map holds for it, are written when the map is next read or written, not one by one.
-   */
-  private lazy: Track | null = null;
-  private lazyKey: string | null = null;
+  /** The streams by the last id they delivered: a resume's `Last-Event-ID` names one. */
+  private readonly cursors: CursorIndex;
   /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
   readonly waitingWithCursor: Track[] = [];
   /** Interrupted standalone streams that never received an id: they reconnect without one. */
@@ -102,6 +98,7 @@ export class GuardCore {
     this.enforce = this.cfg.enforce;
     this.readId = options.readId ?? defaultIdReader;
     this.engine = engineFor(options.machine ?? clientMachine);
+    this.cursors = new CursorIndex(mutant === 'lazy-index-skips-taken-ids');
   }
 
   /** What the guard holds now ({@link inspectGuard}). */
@@ -166,30 +163,12 @@ export class GuardCore {
 
   /** The stream whose last delivered id is `lastEventId` (`undefined`: none followed). */
   holding(lastEventId: string): Track | undefined {
-    this.catchUp();
-    return this.byLastId.get(lastEventId);
+    return this.cursors.holding(lastEventId);
   }
 
-  /**
-   * Writes the lazy track's latest id to `byLastId`. Only that track remembered since the map
-   * was last used, none of its ids in between was a key of the map, and its old key is its
-   * own: the map is then what writing each id at once would have made it.
-   */
-  private catchUp() {
-    const track = this.lazy;
-    if (track === null) return;
-    this.lazy = null;
-    const key = this.lazyKey!;
-    if (track.lastId === key) return;
-    if (this.byLastId.get(key) === track) this.byLastId.delete(key);
-    this.byLastId.set(track.lastId!, track);
-  }
-
-  /** Drops the cursor a track holds from `byLastId`, unless a later stream holds it now. */
+  /** Drops the cursor a track holds from the index, unless a later stream holds it now. */
   forget(track: Track) {
-    this.catchUp();
-    if (track.lastId !== null && this.byLastId.get(track.lastId) === track)
-      this.byLastId.delete(track.lastId);
+    this.cursors.forget(track);
   }
 
   /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
@@ -384,24 +363,10 @@ export class GuardCore {
     });
   }
 
-  /**
-   * The id the client now holds: a later `Last-Event-ID` naming it resumes this track. The
-   * track that remembered last writes only ids the map already holds (whose entry its own
-   * write would take over); its others wait for `catchUp`, since its next id would drop them
-   * again (one stream's events, the common case, cost one map lookup each).
-   */
+  /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
   remember(track: Track, id: string) {
     if (!this.tracks.has(track)) return; // freed: its response arrived
-    const taken = this.mutant !== 'lazy-index-skips-taken-ids' && this.byLastId.has(id);
-    if (this.lazy === track && !taken) {
-      track.lastId = id;
-      return;
-    }
-    this.forget(track);
-    track.lastId = id;
-    this.byLastId.set(id, track);
-    this.lazy = track;
-    this.lazyKey = id;
+    this.cursors.remember(track, id);
   }
 
   /**
