@@ -68,6 +68,8 @@ const config = {
     'src/runtime/guard-track.ts',
     'src/runtime/guard-options.ts',
     'src/runtime/id-only-blocks.ts',
+    'src/runtime/machine-track.ts',
+    'src/runtime/cursor-index.ts',
     'src/runtime/replay-fence.ts',
     // Task streams (SEP-2694): the binding and the task runtime, run with their own suites
     // (`npm run mutation:tasks`, MCPR_MUTATION_SUITE=tasks in vitest.mutation.config.ts).

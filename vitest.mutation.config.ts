@@ -20,6 +20,9 @@ const RUNTIME_FAST = [
   'properties/runtime/guard-options.test.ts',
   'properties/runtime/id-only-blocks.test.ts',
   'properties/runtime/replay-fence.test.ts',
+  'properties/runtime/machine-track.test.ts',
+  'properties/runtime/raw-forwarding.test.ts',
+  'properties/runtime/cursor-index.test.ts',
 ];
 
 /**

@@ -354,7 +354,8 @@ describe('a resume (GET with Last-Event-ID)', () => {
     await readAll(await g.post());
     const { text, error } = await readAll(await g.get('3'));
     expect(error).toBeNull();
-    expect(text).toBe('id: 4\ndata: \n\n' + ev(5, RESULT));
+    // (Accepted blocks go on as the server wrote them, the id-only one with its `data:` added.)
+    expect(text).toBe('id: 4\ndata:\n\n' + ev(5, RESULT));
     expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
   });
 
@@ -569,7 +570,7 @@ describe('a resume (GET with Last-Event-ID)', () => {
     );
     await readAll(await g.post());
     const empty = await readAll(await g.get('3'));
-    expect(empty).toEqual({ text: ':k\n\n', error: null });
+    expect(empty).toEqual({ text: ': k\n\n', error: null });
     // MCP 2025-11-25: the server may end the stream; the poll is delayed, not failed.
     expect(g.trace.slice(-1)).toEqual([{ stream: 1, type: 'decision', outcome: 'delayed' }]);
     expect(g.state()).toMatchObject({ owed: 1 });
@@ -623,7 +624,7 @@ describe('GETs without Last-Event-ID', () => {
     const g = guard((_s, n) =>
       n === 0 ? sseResponse(': k\n\n' + ev(null, { a: 1 })) : sseResponse(ev(1) + ev(2)),
     );
-    expect((await readAll(await g.get())).text).toBe(':k\n\n' + ev(null, { a: 1 }));
+    expect((await readAll(await g.get())).text).toBe(': k\n\n' + ev(null, { a: 1 }));
     expect(g.state()).toMatchObject({ streams: 1, owed: 1 });
     expect((await readAll(await g.get())).text).toBe(ev(1) + ev(2));
     expect(g.sent.map((s) => s.redirect)).toEqual(['manual', 'manual']);
@@ -1060,7 +1061,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     // The first body, still open, hands on nothing more: its stream has failed.
     w.push(ev(9, RESULT));
     w.end();
-    expect(await first).toEqual({ text: ':k\n\n', error: e });
+    expect(await first).toEqual({ text: ': k\n\n', error: e });
   });
 
   test('an acknowledgment makes the episode delayed, not proven: resumed when the successor comes within the budget', async () => {
@@ -1638,6 +1639,13 @@ describe('the fast suite tells every guard mutant from the guard', () => {
       await readAll(await g.post());
       return g.state().streams;
     },
+    // (Not a bug of issue 16, so not in GUARD_MUTANTS: raw-forwarding.test.ts kills it.)
+    'hands-on-unfinished-blocks': async (m) => {
+      const g = guard(() => sseResponse(wire('id: 1\ndata: a\n\nid: 3\nda', 'ta: b\n\n')), {}, m);
+      return (await readAll(await g.post())).text;
+    },
+    // (Nor is this: cursor-index.test.ts kills it.)
+    'lazy-index-skips-taken-ids': () => Promise.resolve(null),
   };
 
   test.each(GUARD_MUTANTS.map((m) => [m.name] as const))('%s', async (name) => {

@@ -36,6 +36,9 @@ const CLIENT: Record<GuardMutantName, ClientKind> = {
   'follows-redirects': 'direct',
   'retry-unclamped': 'direct',
   'keeps-completed-streams': 'direct',
+  // (Not a bug of issue 16, not in GUARD_MUTANTS: raw-forwarding.test.ts kills it.)
+  'hands-on-unfinished-blocks': 'direct',
+  'lazy-index-skips-taken-ids': 'direct',
 };
 
 describe('the differential property finds every guard mutant', () => {

@@ -131,7 +131,7 @@ describe('the guard judges an id-only block by its id', () => {
   test('id-only 2 proves the resume (successor), forwarded as a priming event', async () => {
     const r = await resumeWith('id: 2\n\n' + sse(3, RESULT));
     expect(r.codes).toEqual([]);
-    expect(r.text).toContain('id: 2\ndata: \n\n');
+    expect(r.text).toContain('id: 2\ndata:\n\n');
   });
 
   test('id-only 5 is a skip', async () => {

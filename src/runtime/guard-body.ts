@@ -9,8 +9,8 @@ import { StreamResumptionError } from '../reference.js';
 import { settlementEvent } from './call-settlement.js';
 import type { GuardCore } from './guard-core.js';
 import type { Track } from './guard-track.js';
-import { idOnlyBlocksAsPriming } from './id-only-blocks.js';
-import { ackFloor, isResponseMessage, serialize } from './guard-wire.js';
+import { SseLines } from './id-only-blocks.js';
+import { ackFloor, eventLine, isResponseMessage, serialize } from './guard-wire.js';
 
 type Body = ReadableStream<Uint8Array>;
 type Controller = ReadableStreamDefaultController<Uint8Array>;
@@ -29,9 +29,22 @@ export class GuardBody {
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
   private readonly parser: EventSourceParser;
-  private readonly rewrite: (text: string) => string;
+  private readonly lines: SseLines;
   /** Text accepted and not yet handed on: one chunk per read, not one per event. */
   private out: string[] = [];
+  /** What the parser reported of the latest text, in order: events, comments, retries. */
+  private items: (EventSourceMessage | string)[] = [];
+  /** An item of the latest text is handed on changed (a clamped `retry:`). */
+  private changed = false;
+  /**
+   * `"id"` was seen so many times in the text fed to the parser and not yet in an event's data
+   * (an upper bound: a response's data holds it, so none can be missed while it is 0).
+   */
+  private idQuotes = 0;
+  /** The text after the last block handed on: the start of the block being read. */
+  private tail = '';
+  /** The tail's comments or retries were handed on already: its text is not handed on. */
+  private tailHandedOn = false;
   private failure: Error | null = null;
   /** `comment-ends-first-check` mutant: a comment came before the first event. */
   private commentFirst = false;
@@ -59,7 +72,7 @@ export class GuardBody {
       onComment: (c) => this.onComment(c),
       onEvent: (ev) => this.onEvent(ev),
     });
-    this.rewrite = idOnlyBlocksAsPriming(cfg.maxEventBytes);
+    this.lines = new SseLines(cfg.maxEventBytes);
     // The caller aborts (the SDK closing its transport): the body is given up.
     signal?.addEventListener('abort', this.abort, { once: true });
     track.giveUp = (e) => this.giveUp(e);
@@ -100,8 +113,8 @@ export class GuardBody {
     }
   }
 
-  private forward(text: string): void {
-    this.out.push(text);
+  private forward(item: EventSourceMessage | string): void {
+    this.items.push(item);
   }
 
   /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
@@ -119,6 +132,9 @@ export class GuardBody {
 
   /** The response arrived: nothing more is owed, no reconnect can come for this stream. */
   private responded(ev: EventSourceMessage): void {
+    // (Only text that holds `"id"` can be a response: most events skip the JSON parse.)
+    if (this.idQuotes === 0 || !ev.data.includes('"id"')) return;
+    this.idQuotes--;
     if (!isResponseMessage(ev.data)) return;
     this.track.completed = true;
     if (!this.track.plain) this.core.free(this.track);
@@ -128,6 +144,7 @@ export class GuardBody {
     const { cfg, mutant } = this.core;
     const clamped =
       mutant === 'retry-unclamped' ? ms : Math.min(cfg.maxRetryMs, Math.max(cfg.minRetryMs, ms));
+    this.changed = true;
     this.forward(`retry: ${clamped}\n\n`);
   }
 
@@ -150,7 +167,7 @@ export class GuardBody {
     const floor = track.held ? ackFloor(ev) : undefined;
     this.first(floor);
     if (this.failure) return;
-    if (floor !== undefined) return this.forward(serialize(ev));
+    if (floor !== undefined) return this.forward(ev);
     if (!ev.id) {
       // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6). It may
       // be the response itself (a 2026-07-28 server sends no ids).
@@ -158,7 +175,7 @@ export class GuardBody {
       if (this.failure) return;
       // (The standalone stream stays followed until it ends: it reconnects without a cursor.)
       if (!track.plain) this.responded(ev);
-      return this.forward(serialize(ev));
+      return this.forward(ev);
     }
     const read = core.readId(ev.id);
     if (read === null) {
@@ -167,21 +184,17 @@ export class GuardBody {
       // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
       this.stop(core.record(track, { type: 'keepalive' }, { opaqueId: ev.id }));
     } else {
-      // (Built without a spread: this runs on every event.)
-      const line = read.stream
-        ? ({ type: 'event', id: read.seq, stream: read.stream } as const)
-        : ({ type: 'event', id: read.seq } as const);
       if (this.commentFirst) {
         this.commentFirst = false; // the mutant: this event is not judged
-        core.emit(track, line);
+        core.emit(track, eventLine(read.seq, read.stream));
       } else {
-        this.stop(core.record(track, line));
+        this.stop(core.event(track, read.seq, read.stream));
       }
     }
     if (this.failure) return;
     core.remember(track, ev.id);
     this.responded(ev);
-    this.forward(serialize(ev));
+    this.forward(ev);
   }
 
   /** A resumed stream's event whose id carries no sequence: nothing can prove it follows. */
@@ -197,10 +210,58 @@ export class GuardBody {
   }
 
   private feed(text: string): void {
+    let lines = '';
     try {
-      this.parser.feed(this.rewrite(text));
+      lines = this.lines.push(text);
+      // (Lines come whole, and `"id"` holds no line end: none is cut between two texts.)
+      for (let at = lines.indexOf('"id"'); at >= 0; at = lines.indexOf('"id"', at + 4))
+        this.idQuotes++;
+      this.parser.feed(lines);
     } catch (e) {
       this.stop(e as Error);
+    }
+    this.handOn(lines);
+  }
+
+  /**
+   * Hands on what the parser accepted of `lines` (the text it was just fed). When every block
+   * that ended in it was accepted as it came (no failure, no clamped retry), the server's own
+   * text up to the end of the last whole block goes on, and the block still being read waits
+   * for its end: nothing of an event reaches the reader before the guard accepted it. Otherwise
+   * the accepted items go on written anew, as SSE. A comment or retry in the unfinished block
+   * goes on at once, written anew, and that block's text then never goes on as it came.
+   */
+  private handOn(lines: string): void {
+    const { tailCallbacks, retry } = this.lines;
+    const unfinished = this.core.mutant === 'hands-on-unfinished-blocks' && lines.length > 0;
+    const boundary = unfinished ? lines.length : this.lines.boundary;
+    this.refusedElsewhere();
+    const items = this.items;
+    this.items = [];
+    // (A retry line goes on clamped, or not at all when the parser refused it: never as it came.)
+    const asCame = !this.failure && !this.changed && !retry && !this.tailHandedOn;
+    this.changed = false;
+    if (boundary < 0) {
+      // No block ended: anything reported is a comment or retry of the unfinished one.
+      if (items.length > 0 || this.failure) {
+        this.tailHandedOn = true;
+        this.tail = '';
+        this.out.push(written(items));
+      } else if (!this.tailHandedOn) this.tail += lines;
+    } else {
+      // A text that ends in a lone CR would leave the reader's parser waiting for the next
+      // byte (a CRLF?) before it dispatches the last event: such a text goes on written anew.
+      const loneCr = lines.charCodeAt(boundary - 1) === 0x0d;
+      this.out.push(
+        asCame && !tailCallbacks && !loneCr ? this.tail + lines.slice(0, boundary) : written(items),
+      );
+      this.tailHandedOn = tailCallbacks;
+      this.tail = tailCallbacks ? '' : lines.slice(boundary);
+    }
+    // (A block of lines the parser ignores, without end: its text is not kept without bound.)
+    if (this.tail.length > this.core.cfg.maxEventBytes) {
+      this.tail = '';
+      this.tailHandedOn = true;
     }
   }
 
@@ -267,9 +328,10 @@ export class GuardBody {
 
   private async pull(controller: Controller): Promise<void> {
     for (;;) {
-      if (this.out.length > 0) {
-        controller.enqueue(this.encoder.encode(this.out.join('')));
-        this.out = [];
+      const text = this.out.length === 1 ? this.out[0]! : this.out.join('');
+      this.out = [];
+      if (text.length > 0) {
+        controller.enqueue(this.encoder.encode(text));
         return;
       }
       if (this.failure) {
@@ -322,4 +384,11 @@ export class GuardBody {
     if (this.failure) this.failWith(controller, this.failure);
     else controller.close();
   }
+}
+
+/** Items written anew as SSE text. */
+function written(items: (EventSourceMessage | string)[]): string {
+  let text = '';
+  for (const item of items) text += typeof item === 'string' ? item : serialize(item);
+  return text;
 }

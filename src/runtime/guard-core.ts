@@ -15,6 +15,7 @@ import { observationOf } from '../trace/checker.js';
 import { engineFor, type MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
 import { settledResponse, settlementResponse } from './call-settlement.js';
+import { CursorIndex } from './cursor-index.js';
 import { defaultIdReader } from './guard-ids.js';
 import type { GuardMutantName } from './guard-mutant-names.js';
 import {
@@ -25,7 +26,8 @@ import {
   type IdReader,
 } from './guard-options.js';
 import { isPending, stateOf, type Track } from './guard-track.js';
-import type { Call } from './guard-wire.js';
+import { eventLine, type Call } from './guard-wire.js';
+import { MachineTrack } from './machine-track.js';
 
 /**
  * A request refused because the guard already follows `maxStreams` streams: nothing was sent.
@@ -77,7 +79,8 @@ export class GuardCore {
   readonly tracks = new Set<Track>();
   /** Requests sent that may open a stream: they hold a place under the cap. */
   reserved = 0;
-  readonly byLastId = new Map<string, Track>();
+  /** The streams by the last id they delivered: a resume's `Last-Event-ID` names one. */
+  private readonly cursors: CursorIndex;
   /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
   readonly waitingWithCursor: Track[] = [];
   /** Interrupted standalone streams that never received an id: they reconnect without one. */
@@ -95,6 +98,7 @@ export class GuardCore {
     this.enforce = this.cfg.enforce;
     this.readId = options.readId ?? defaultIdReader;
     this.engine = engineFor(options.machine ?? clientMachine);
+    this.cursors = new CursorIndex(mutant === 'lazy-index-skips-taken-ids');
   }
 
   /** What the guard holds now ({@link inspectGuard}). */
@@ -157,10 +161,14 @@ export class GuardCore {
     throw e;
   }
 
-  /** Drops the cursor a track holds from `byLastId`, unless a later stream holds it now. */
+  /** The stream whose last delivered id is `lastEventId` (`undefined`: none followed). */
+  holding(lastEventId: string): Track | undefined {
+    return this.cursors.holding(lastEventId);
+  }
+
+  /** Drops the cursor a track holds from the index, unless a later stream holds it now. */
   forget(track: Track) {
-    if (track.lastId !== null && this.byLastId.get(track.lastId) === track)
-      this.byLastId.delete(track.lastId);
+    this.cursors.forget(track);
   }
 
   /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
@@ -175,9 +183,16 @@ export class GuardCore {
   }
 
   newTrack(call: Call): Track {
+    const machine = new MachineTrack(this.engine);
     const track: Track = {
       id: this.nextTrackId++,
-      snapshot: this.engine.initial(),
+      machine,
+      get snapshot() {
+        return machine.snapshot;
+      },
+      set snapshot(state) {
+        machine.snapshot = state;
+      },
       lastId: null,
       completed: false,
       plain: false,
@@ -211,11 +226,11 @@ export class GuardCore {
    */
   decide(track: Track, o: Observation, why?: string): StreamResumptionError | null {
     const prev = stateOf(track.snapshot);
-    track.snapshot = this.engine.step(track.snapshot, o);
-    const state = stateOf(track.snapshot);
-    const ctx = track.snapshot.context;
+    const next = track.machine.step(o);
+    const state = stateOf(next);
+    const ctx = next.context;
     const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if (track.budget !== undefined && !isBudgeted(track.snapshot)) clearTimeout(track.budget);
+    if (track.budget !== undefined && !isBudgeted(next)) clearTimeout(track.budget);
     // A decision about a reconnect: taken on the reconnect itself, or while it is judged
     // (pending, or delayed until an event proves it). An escalation inside a stream already
     // accepted is a break of that stream, not a decision about its reconnect.
@@ -283,6 +298,18 @@ export class GuardCore {
   }
 
   /**
+   * An event whose id was read: the machine's fast path when it takes the event (the cursor's
+   * successor after the same pure cursor step, machine-track.ts), else {@link record}. Both
+   * record the same line and leave the machine in the same state.
+   */
+  event(track: Track, id: number, stream: string | undefined): StreamResumptionError | null {
+    if (!track.machine.successor(id, stream)) return this.record(track, eventLine(id, stream));
+    // (A pure cursor step leaves a state without a budget, and decides nothing.)
+    if (this.options.onTrace !== undefined) this.emit(track, eventLine(id, stream), this.now());
+    return null;
+  }
+
+  /**
    * The current episode's budget has run out at `t`. (Only a reconnect makes the machine
    * budgeted: a first stream is never judged against a budget.)
    */
@@ -339,9 +366,7 @@ export class GuardCore {
   /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
   remember(track: Track, id: string) {
     if (!this.tracks.has(track)) return; // freed: its response arrived
-    this.forget(track);
-    track.lastId = id;
-    this.byLastId.set(id, track);
+    this.cursors.remember(track, id);
   }
 
   /**

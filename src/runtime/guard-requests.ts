@@ -74,7 +74,7 @@ export class GuardRequests {
     const { core } = this;
     // The SDK reconnecting after the event that ended its call: nothing to send.
     if (isSettledId(lastEventId) && core.enforce) return settledResponse();
-    const known = core.byLastId.get(lastEventId);
+    const known = core.holding(lastEventId);
     if (known?.failure) {
       const read = core.readId(lastEventId);
       return core.failedAnswer(known, core.refuse(known, read?.seq ?? null, read?.stream));

@@ -6,6 +6,7 @@
 import { PENDING_STATES, type ClientStateName } from '../../model/client-machine.js';
 import type { StreamResumptionError } from '../reference.js';
 import type { MachineState } from '../trace/engine.js';
+import type { MachineTrack } from './machine-track.js';
 
 /** The (flat) state a machine state is in. */
 export function stateOf(state: MachineState): ClientStateName {
@@ -20,6 +21,8 @@ export function isPending(state: MachineState): boolean {
 /** One followed stream: a request's stream (or the standalone GET) and its resumptions. */
 export interface Track {
   id: number;
+  /** The stream's machine; `snapshot` reads and sets its state. */
+  machine: MachineTrack;
   snapshot: MachineState;
   /** The last id delivered: the key a later `Last-Event-ID` names. */
   lastId: string | null;

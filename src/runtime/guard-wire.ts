@@ -23,6 +23,14 @@ export function methodOf(input: Input, init?: RequestInit): string {
   return (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
 }
 
+/** The trace line of an event whose id was read (built without a spread: one per event). */
+export function eventLine(
+  id: number,
+  stream: string | undefined,
+): { type: 'event'; id: number; stream?: string } {
+  return stream ? { type: 'event', id, stream } : { type: 'event', id };
+}
+
 export function serialize(e: EventSourceMessage): string {
   let out = '';
   if (e.event) out += `event: ${e.event}\n`;

@@ -25,18 +25,36 @@ function hasNul(input: string, from: number, to: number): boolean {
 }
 
 /**
- * A streaming rewriter: feed it the decoded text in order; it returns the text to hand to the
- * parser. `maxLineBytes` bounds a line held back while it has no terminator yet.
+ * A streaming rewriter: feed it the decoded text in order ({@link SseLines.push}); it returns the
+ * text to hand to the parser, complete lines only. `maxLineBytes` bounds a line held back while
+ * it has no terminator yet.
+ *
+ * It also tells where the blocks end, for the guard to hand on the server's own text for the
+ * blocks it accepted: after a push, {@link SseLines.boundary} is the end (in the text returned)
+ * of the last block that eventsource-parser, fed that text, has seen whole (`-1`: none), and
+ * {@link SseLines.tailCallbacks} says whether a comment or `retry:` line (which the parser
+ * reports at once) came after it. The parser holds back a last line that ends in a lone CR
+ * (it may be the first half of a CRLF), so a block ended by it is not counted until the next
+ * push.
  */
-export function idOnlyBlocksAsPriming(maxLineBytes: number): (text: string) => string {
-  let carry = '';
-  let first = true;
-  let hasId = false;
-  let hasData = false;
-  return (text) => {
-    let input = carry + text;
-    if (first && input.length > 0) {
-      first = false;
+export class SseLines {
+  private carry = '';
+  private first = true;
+  private hasId = false;
+  private hasData = false;
+  /** End of the last block the parser has seen whole, in the text of the latest push. */
+  boundary = -1;
+  /** A comment or `retry:` line came after {@link boundary} in the latest push. */
+  tailCallbacks = false;
+  /** A `retry:` line came in the latest push (valid or not: the guard writes retries anew). */
+  retry = false;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  push(text: string): string {
+    let input = this.carry + text;
+    if (this.first && input.length > 0) {
+      this.first = false;
       if (input.charCodeAt(0) === 0xfeff) input = input.slice(1);
     }
     // The text goes out as it came, cut only where a `data:` line is added: the lines are
@@ -46,6 +64,14 @@ export function idOnlyBlocksAsPriming(maxLineBytes: number): (text: string) => s
     let at = 0;
     let lf = input.indexOf('\n');
     let cr = input.indexOf('\r');
+    // Block ends (the latest and the one before), and where the latest line and the latest
+    // comment or retry line start, all in the coordinates of the text returned.
+    let boundary = -1;
+    let before = -1;
+    let lineOut = 0;
+    let callbackOut = -1;
+    let loneCr = false;
+    let retry = false;
     for (;;) {
       if (lf >= 0 && lf < at) lf = input.indexOf('\n', at);
       if (cr >= 0 && cr < at) cr = input.indexOf('\r', at);
@@ -57,26 +83,47 @@ export function idOnlyBlocksAsPriming(maxLineBytes: number): (text: string) => s
         if (cr === input.length - 1) break;
         end = cr;
         next = input.charCodeAt(cr + 1) === 0x0a ? cr + 2 : cr + 1;
+        loneCr = next === cr + 1;
       } else if (lf >= 0) {
         end = lf;
         next = lf + 1;
+        loneCr = false;
       } else break;
+      lineOut = out.length + (at - copied);
       if (end === at) {
-        if (hasId && !hasData) {
+        if (this.hasId && !this.hasData) {
           out += input.slice(copied, at) + 'data:\n';
           copied = at;
         }
-        hasId = hasData = false;
+        this.hasId = this.hasData = false;
+        before = boundary;
+        boundary = out.length + (next - copied);
       } else if (isField(input, at, end, 'id')) {
-        if (!hasNul(input, at, end)) hasId = true; // the parser ignores an id with a NUL
-      } else if (isField(input, at, end, 'data')) hasData = true;
+        if (!hasNul(input, at, end)) this.hasId = true; // the parser ignores an id with a NUL
+      } else if (isField(input, at, end, 'data')) this.hasData = true;
+      else if (input.charCodeAt(at) === 0x3a) callbackOut = out.length + (at - copied);
+      else if (isField(input, at, end, 'retry')) {
+        retry = true;
+        callbackOut = out.length + (at - copied);
+      }
       at = next;
     }
     out += input.slice(copied, at);
-    carry = input.slice(at);
-    if (carry.length > maxLineBytes) {
-      throw new Error(`SSE event larger than ${maxLineBytes} bytes`);
+    this.carry = input.slice(at);
+    if (this.carry.length > this.maxLineBytes) {
+      throw new Error(`SSE event larger than ${this.maxLineBytes} bytes`);
     }
+    // The parser holds a last line that ends in a lone CR: a block it ends is not seen yet.
+    if (loneCr && boundary > lineOut) boundary = before;
+    this.boundary = boundary;
+    this.retry = retry;
+    this.tailCallbacks = callbackOut >= 0 && callbackOut >= boundary;
     return out;
-  };
+  }
+}
+
+/** {@link SseLines} as a function of the text: the text to hand to the parser. */
+export function idOnlyBlocksAsPriming(maxLineBytes: number): (text: string) => string {
+  const lines = new SseLines(maxLineBytes);
+  return (text) => lines.push(text);
 }

@@ -26,6 +26,7 @@ import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import type { StreamResumptionError } from '../reference.js';
 import { engineFor, type Engine, type MachineState } from '../trace/engine.js';
 import { boundedOption } from './guard-options.js';
+import { MachineTrack } from './machine-track.js';
 import type { TaskEvent } from './task-event-log.js';
 import {
   TaskGuardCapacityError,
@@ -102,9 +103,16 @@ export class TaskGuardRuntime {
     const known = this.tracks.get(taskId);
     if (known) return known;
     if (this.tracks.size >= this.maxTasks) throw new TaskGuardCapacityError(this.maxTasks);
+    const machine = new MachineTrack(this.engine);
     const track: Track = {
       taskId,
-      snapshot: this.engine.initial(),
+      machine,
+      get snapshot() {
+        return machine.snapshot;
+      },
+      set snapshot(state) {
+        machine.snapshot = state;
+      },
       translator: this.binding.translator!(),
       lastSeq: undefined,
       failure: null,
@@ -125,11 +133,14 @@ export class TaskGuardRuntime {
 
   /** Feeds one observation; reports decisions; returns the error of an escalation. */
   decide(track: Track, o: Observation, after: number | null): StreamResumptionError | null {
+    // The event the machine's last step showed to be a pure cursor step: it decides nothing
+    // (machine-track.ts; the budget was cleared by the step that left the budgeted states).
+    if (o.type === 'EVENT' && track.machine.successor(o.id, o.stream)) return null;
     const prev = stateOf(track.snapshot);
-    track.snapshot = this.engine.step(track.snapshot, o);
-    const state = stateOf(track.snapshot);
-    const ctx = track.snapshot.context;
-    if (!isBudgeted(track.snapshot)) clearTimeout(track.budget);
+    const next = track.machine.step(o);
+    const state = stateOf(next);
+    const ctx = next.context;
+    if (!isBudgeted(next)) clearTimeout(track.budget);
     const judged = o.type === 'RECONNECT' || PENDING_STATES.includes(prev) || prev === 'delayed';
     if (judged && state !== prev && ctx.outcome !== null) {
       if (track.reconnected) this.emit(track, { type: 'decision', outcome: ctx.outcome });

@@ -6,11 +6,14 @@
 import type { BindingTranslator, WireFact } from '../../model/bindings/index.js';
 import type { StreamResumptionError } from '../reference.js';
 import type { MachineState } from '../trace/engine.js';
+import type { MachineTrack } from './machine-track.js';
 import type { TaskStreamItem } from './task-stream-fetch.js';
 
 /** One task the guard follows. */
 export interface Track {
   taskId: string;
+  /** The task stream's machine (the SSE guard's too: machine-track.ts); `snapshot` is its state. */
+  machine: MachineTrack;
   snapshot: MachineState;
   translator: BindingTranslator;
   /** The seq of the last event handed on. */
