@@ -22,6 +22,7 @@ import {
   type ClientStateName,
 } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
+import type { ReasonCode } from '../../model/outcomes.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import type { StreamResumptionError } from '../reference.js';
 import { engineFor, type Engine, type MachineState } from '../trace/engine.js';
@@ -230,8 +231,11 @@ export class TaskGuardRuntime {
       const error = this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
       throw (
         error ??
-        new Error(
+        guardFailure(
+          track,
+          track.episodeAfter,
           `taskStreamGuard: task ${JSON.stringify(track.taskId)}: malformed message (${e.message}); stream given up`,
+          'break',
         )
       );
     }
@@ -368,12 +372,20 @@ export class TaskGuardRuntime {
           return;
         }
         if (next === 'budget') {
-          throw this.budgetRunsOut(track) ?? new Error('proof budget ran out');
+          throw (
+            this.budgetRunsOut(track) ??
+            guardFailure(track, params.after ?? null, 'proof budget ran out', 'unproven')
+          );
         }
         if (next === 'idle') {
           throw (
             this.broke(track, 'idle-timeout') ??
-            new Error(`taskStreamGuard: no message for ${this.idleTimeoutMs} ms (idleTimeoutMs)`)
+            guardFailure(
+              track,
+              params.after ?? null,
+              `taskStreamGuard: no message for ${this.idleTimeoutMs} ms (idleTimeoutMs)`,
+              'unproven',
+            )
           );
         }
         if (next.done) {
@@ -436,7 +448,27 @@ function answeredError(track: Track, params: TaskStreamParams, fact: WireFact): 
   const err = (fact['error'] ?? {}) as { code?: unknown; message?: unknown };
   const code = err.code === undefined ? '' : ` JSON-RPC error ${String(err.code)}`;
   const message = err.message === undefined ? '' : ` (${String(err.message)})`;
-  return new Error(
+  return guardFailure(
+    track,
+    params.after ?? null,
     `taskStreamGuard: task ${JSON.stringify(track.taskId)}, tasks/stream ${afterText(params.after)}: answered HTTP status ${String(fact['status'])}${code}${message}`,
+    'bad-status',
   );
+}
+
+/**
+ * A failure the machine left undecided (an error answer, a malformed message, a bound of the
+ * guard's own) still ends the stream with a {@link TaskStreamResumptionError} naming the task
+ * and `after`, so one `catch` handles every way a task stream fails (fail closed); the message
+ * is the guard's own sentence.
+ */
+function guardFailure(
+  track: Track,
+  after: number | null,
+  message: string,
+  code: ReasonCode,
+): TaskStreamResumptionError {
+  const error = new TaskStreamResumptionError(track.taskId, after, message, code);
+  error.message = message;
+  return error;
 }
