@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { UsageError, type CommandIO } from './cli-kit.js';
+import { UsageError, type CommandIO } from './commands/cli-kit.js';
 import { COMMANDS, DEFAULT_COMMAND } from './commands/index.js';
 import { configLegend } from '../model/world/config.js';
 

@@ -14,7 +14,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { CommandIO } from '../../src/cli-kit.js';
+import type { CommandIO } from '../../src/commands/cli-kit.js';
 import { main } from '../../src/cli.js';
 import { sdkV1Adapter } from '../../src/conformance/adapters/sdk.js';
 import { CLIENT_SCENARIOS, runClientCell } from '../../src/conformance/client-rows.js';

@@ -4,7 +4,7 @@
  * reference server (`--reference`, or one of its mutants with `--reference-mutant NAME`) on a
  * loopback port of its own. Exit 0 when every scenario passes, 1 when one fails or cannot run.
  */
-import { intOption, UsageError, type CommandIO, type ParsedArgs } from '../cli-kit.js';
+import { intOption, UsageError, type CommandIO, type ParsedArgs } from './cli-kit.js';
 import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance.js';
 
 /** The options only the SSE scenarios have: refused under `--binding mcp-tasks`. */

@@ -8,7 +8,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
+import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
 import type { ConformanceReport } from '../conformance/render.js';
 import type { ImplementationEntry } from '../conformance/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';

@@ -13,17 +13,17 @@ import {
   SIMPLE_BEGIN,
   SIMPLE_END,
   simpleDiagramBlock,
-} from '../diagram.js';
-import { incidentBlock, scenarioDiagram } from '../incident-diagrams.js';
-import { replaceBlock, type MarkedBlock } from '../marked-block.js';
-import { simpleDiagram } from '../simple-diagram.js';
-import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
-import { subjectOf, CLIENT_NAMES } from '../world-string.js';
+} from '../docs-gen/diagram.js';
+import { incidentBlock, scenarioDiagram } from '../docs-gen/incident-diagrams.js';
+import { replaceBlock, type MarkedBlock } from '../../model/marked-block.js';
+import { simpleDiagram } from '../docs-gen/simple-diagram.js';
+import { parseCommandArgs, UsageError, type Command } from './cli-kit.js';
+import { subjectOf, CLIENT_NAMES } from '../explore/world-string.js';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { streamTraceDiagram } from '../trace-diagram-stream.js';
-import { primerBlock } from '../primer-diagrams.js';
+import { streamTraceDiagram } from '../docs-gen/trace-diagram-stream.js';
+import { primerBlock } from '../docs-gen/primer-diagrams.js';
 import { TraceInputError } from '../trace/format.js';
-import { corpusFallback } from '../corpus-path.js';
+import { corpusFallback } from '../docs-gen/corpus-path.js';
 
 /** Every generated block `--write` knows, in the order it fills them. */
 async function blocks(): Promise<MarkedBlock[]> {

@@ -4,10 +4,10 @@
  * as `explore --mermaid`. docs/incident.md holds them between two markers; a test fails when
  * they differ from what the world records.
  */
-import { sequenceDiagram } from '../model/world/sequence-diagram.js';
-import { runWorld, type Subject } from '../model/world/property.js';
-import { SEED_SCENARIOS, type Scenario } from '../model/world/scenarios.js';
-import type { MarkedBlock } from './marked-block.js';
+import { sequenceDiagram } from '../../model/world/sequence-diagram.js';
+import { runWorld, type Subject } from '../../model/world/property.js';
+import { SEED_SCENARIOS, type Scenario } from '../../model/world/scenarios.js';
+import type { MarkedBlock } from '../../model/marked-block.js';
 
 /** Marker lines around the generated incident diagrams in docs/incident.md. */
 export const INCIDENT_BEGIN =

@@ -6,9 +6,9 @@
  * transition is either drawn or named in the note ({@link simplify}; a test checks it).
  */
 import type { AnyStateMachine } from 'xstate';
-import { ACCEPTING_STATES, PENDING_STATES } from '../model/client-machine.js';
-import { always, never } from '../model/mutants/constant-guards.js';
-import { listTransitions, type TransitionInfo } from '../model/transitions.js';
+import { ACCEPTING_STATES, PENDING_STATES } from '../../model/client-machine.js';
+import { always, never } from '../../model/mutants/constant-guards.js';
+import { listTransitions, type TransitionInfo } from '../../model/transitions.js';
 
 /** A folded group of transitions: why they are left out, and which they are. */
 export interface Fold {

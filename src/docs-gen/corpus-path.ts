@@ -6,10 +6,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Where the package's corpus may be, relative to this file: `src/` in a clone run from sources,
- * `dist/src/` when built or installed (the corpus sits beside `dist/`).
+ * Where the package's corpus may be, relative to this file: `src/docs-gen/` in a clone run from sources,
+ * `dist/src/docs-gen/` when built or installed (the corpus sits beside `dist/`).
  */
-const PACKAGE_ROOTS = [new URL('../', import.meta.url), new URL('../../', import.meta.url)];
+const PACKAGE_ROOTS = [new URL('../../', import.meta.url), new URL('../../../', import.meta.url)];
 
 /**
  * The docs reproduce their evidence with `check properties/corpus/NAME.jsonl`. Outside a clone

@@ -10,10 +10,10 @@
  * reports it (a `TraceInputError` naming the line), and a diagram is only ever drawn of a
  * trace the oracle read.
  */
-import { mermaidText } from '../model/world/sequence-diagram.js';
-import { checkTrace, traceLines } from './trace/check.js';
-import type { CheckOptions } from './trace/checker.js';
-import type { CheckReport, ReconnectReport } from './trace/report.js';
+import { mermaidText } from '../../model/world/sequence-diagram.js';
+import { checkTrace, traceLines } from '../trace/check.js';
+import type { CheckOptions } from '../trace/checker.js';
+import type { CheckReport, ReconnectReport } from '../trace/report.js';
 
 /** Options: the binding, as `check --binding` takes it. */
 export type TraceDiagramOptions = Pick<CheckOptions, 'binding' | 'proofBudget'>;

@@ -12,13 +12,13 @@
  * table ("changed since the run"), so the page never passes an older version's score off as the
  * code's; `--strict` refuses such a report instead.
  *
- * Usage: node dist/src/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]
+ * Usage: node dist/src/docs-gen/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { alignedTable } from '../model/markdown.js';
+import { alignedTable } from '../../model/markdown.js';
 
 /** One mutant of Stryker's JSON report (the fields read here). */
 interface Mutant {
@@ -188,7 +188,7 @@ async function main(): Promise<number> {
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: node dist/src/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]\n' +
+      'Usage: node dist/src/docs-gen/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]\n' +
         `  --report FILE  a Stryker JSON report; repeat it to merge several (later ones win per file).\n` +
         `                 Default: every report in ${RUNS_DIR}/, newest winning per file.\n` +
         '  --reasons FILE the equivalence reasons (default docs/mutation-equivalents.json)\n' +

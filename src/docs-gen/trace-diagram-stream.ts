@@ -8,9 +8,9 @@ import {
   TraceDiagramWriter,
   type TraceDiagramOptions,
 } from './trace-diagram.js';
-import { TraceChecker } from './trace/checker.js';
-import { forEachLine, openTraceSource } from './trace/read.js';
-import type { ReconnectReport } from './trace/report.js';
+import { TraceChecker } from '../trace/checker.js';
+import { forEachLine, openTraceSource } from '../trace/read.js';
+import type { ReconnectReport } from '../trace/report.js';
 
 /**
  * The diagram of the trace in file `source`, streamed: the oracle reads the file once (as

@@ -11,9 +11,9 @@
  * `config` (as `--config` reads it, complete) and `commands` (comma-separated, with `X*N` and
  * `(X,Y)*N` for repeats).
  */
-import { CLIENT_MUTANTS } from '../model/mutants/client-mutants.js';
-import type { WorldCommand } from '../model/world/commands.js';
-import { describeCommand } from '../model/world/commands.js';
+import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
+import type { WorldCommand } from '../../model/world/commands.js';
+import { describeCommand } from '../../model/world/commands.js';
 import {
   DEFAULT_CONFIG,
   formatConfig,
@@ -21,8 +21,8 @@ import {
   POLICIES,
   type PolicyName,
   type WorldConfig,
-} from '../model/world/config.js';
-import type { Subject } from '../model/world/property.js';
+} from '../../model/world/config.js';
+import type { Subject } from '../../model/world/property.js';
 
 /** The prefix that marks a world string (and its version). */
 export const WORLD_PREFIX = 'world:v1';

@@ -4,9 +4,9 @@
  * holds each generated block between two markers; a test fails when one differs.
  */
 import type { AnyStateMachine } from 'xstate';
-import { alignedTable } from '../model/markdown.js';
-import { listStates, listTransitions } from '../model/transitions.js';
-import { replaceBlock } from './marked-block.js';
+import { alignedTable } from '../../model/markdown.js';
+import { listStates, listTransitions } from '../../model/transitions.js';
+import { replaceBlock } from '../../model/marked-block.js';
 import { foldedList, simpleDiagram } from './simple-diagram.js';
 
 /** Marker lines around the generated diagram in docs/model.md. */
