@@ -12,7 +12,7 @@
  * table ("changed since the run"), so the page never passes an older version's score off as the
  * code's; `--strict` refuses such a report instead.
  *
- * Usage: node dist/src/docs-gen/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]
+ * Usage: node dist/src/docs-gen/main.js mutation [--report FILE ...] [--reasons FILE] [--write FILE]
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -175,8 +175,14 @@ function runReports(): string[] {
     .map((r) => r.path);
 }
 
-async function main(): Promise<number> {
+/**
+ * `node dist/src/docs-gen/main.js mutation ARGS` (./main.ts): merges the reports, prints the
+ * block or writes it into `--write FILE`; the exit status (0, 1 for a survivor without a reason,
+ * 2 for bad input).
+ */
+export async function mutationDocsMain(args: string[]): Promise<number> {
   const { values } = parseArgs({
+    args,
     options: {
       report: { type: 'string', multiple: true },
       reasons: { type: 'string', default: 'docs/mutation-equivalents.json' },
@@ -188,7 +194,7 @@ async function main(): Promise<number> {
   });
   if (values.help) {
     process.stdout.write(
-      'Usage: node dist/src/docs-gen/mutation-docs.js [--report FILE ...] [--reasons FILE] [--write FILE]\n' +
+      'Usage: node dist/src/docs-gen/main.js mutation [--report FILE ...] [--reasons FILE] [--write FILE]\n' +
         `  --report FILE  a Stryker JSON report; repeat it to merge several (later ones win per file).\n` +
         `                 Default: every report in ${RUNS_DIR}/, newest winning per file.\n` +
         '  --reasons FILE the equivalence reasons (default docs/mutation-equivalents.json)\n' +
@@ -268,5 +274,3 @@ async function main(): Promise<number> {
   process.stdout.write(`mutation scores written to ${values.write}\n`);
   return 0;
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = await main();
