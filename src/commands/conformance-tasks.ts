@@ -5,7 +5,7 @@
  * loopback port of its own. Exit 0 when every scenario passes, 1 when one fails or cannot run.
  */
 import { intOption, UsageError, type CommandIO, type ParsedArgs } from './cli-kit.js';
-import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance.js';
+import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance-url.js';
 
 /** The options only the SSE scenarios have: refused under `--binding mcp-tasks`. */
 const SSE_ONLY = [

@@ -14,6 +14,7 @@ import type { ImplementationEntry } from '../conformance/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
 import { HOSTILE_ID_PATTERN } from '../conformance/hostile-server.js';
 import { CONTINUITY_ID_PATTERN } from '../runtime/continuity-store.js';
+import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance-url.js';
 
 const VERDICTS = CELL_VERDICTS;
 
@@ -43,17 +44,6 @@ export function traceFileName(implementation: string, scenario: string): string 
 }
 
 /** The `conformance` subcommand. */
-/** The options that describe a server given by `--url` (its name, hooks and ids). */
-export const URL_ONLY_OPTIONS = [
-  'name',
-  'restart-cmd',
-  'evict-cmd',
-  'hook-timeout',
-  'keepalive-ms',
-  'id-pattern',
-  'id-sequence',
-] as const;
-
 export const conformanceCommand: Command = {
   name: 'conformance',
   summary: 'run the resumption scenarios against MCP servers (built-in, your adapter, or a URL)',
@@ -374,21 +364,6 @@ Examples:
     return report.failures.length > 0 ? 1 : 0;
   },
 };
-
-/**
- * Refuses a `--url` that is not loopback, or where nothing accepts connections (waited 2 s): a
- * mistake in the command (exit 2), not a row of error cells. Both bindings' `--url` use it.
- */
-export async function requireListeningUrl(url: string): Promise<void> {
-  const { checkLoopbackUrl, waitForPort } = await import('../conformance/adapters/url.js');
-  const problem = checkLoopbackUrl(url);
-  if (problem !== null) throw new UsageError(`conformance: ${problem}`);
-  try {
-    await waitForPort(Number(new URL(url).port), 2000);
-  } catch {
-    throw new UsageError(`conformance: nothing accepts connections at ${url} (waited 2 s)`);
-  }
-}
 
 /** The black-box row for `--url`, from the command's options. */
 async function urlEntry(
