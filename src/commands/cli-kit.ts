@@ -19,6 +19,11 @@ export interface Command {
   summary: string;
   /** Full `--help` text. */
   help: string;
+  /**
+   * `false`: the command reads and prints no world configuration, so its `--help` leaves out
+   * the config legend (ring depth, proof budget, ...) that every other command's ends with.
+   */
+  worldConfigs?: false;
   /** Runs the command; resolves to the exit status. */
   run(argv: string[], io: CommandIO): Promise<number>;
 }

@@ -47,12 +47,13 @@ export function traceFileName(implementation: string, scenario: string): string 
 export const conformanceCommand: Command = {
   name: 'conformance',
   summary: 'run the resumption scenarios against MCP servers (built-in, your adapter, or a URL)',
+  worldConfigs: false,
   help: `Usage: mcp-resumption conformance [ROWS] [OPTIONS]
 
 Drives MCP Streamable HTTP implementations over loopback HTTP, injects faults (cut connections,
 restarts, evictions, stalls), reconnects with Last-Event-ID, and prints the matrix
-implementation × scenario. Each cell: the observed answer (status, what arrived against the
-ground truth) and a verdict:
+implementation × scenario. Each cell (one scenario run against one implementation): what was
+observed (the status, and what arrived against what the tool really sent) and a verdict:
   honored      replayed from cursor+1, nothing lost, nothing foreign
   rejected     a distinguishable non-200 answer (or, for a client, an error it was told about)
   silent loss  200, and messages never delivered (or out of order, or twice)
@@ -68,8 +69,9 @@ resume", and what needs no reconnect is judged as usual. A control call of --url
 count_status) that fails or is answered on the wrong request is "error: control channel". The
 harness never follows a redirect (the cell is an error naming its Location), and reads at most
 16 MiB of any body.
-Beside each cell, the trace oracle's classification of the recorded trace (format v1), and
-which one is wrong where they disagree. Each row shows the protocol version its server
+Beside each cell, the oracle: what the trace check (mcp-resumption check) concludes from the
+recorded trace, seeing only what a client sees; where the two disagree (marked †), the cell says
+which one is wrong. Each row shows the protocol version its server
 answered in initialize; the harness asks for --protocol-version and speaks what it is answered.
 
 Rows (one of):

@@ -53,10 +53,11 @@ export const CLIENT_FIX: Record<ClientVerdict, string | undefined> = {
     'Last-Event-ID (after the retry: delay) or fail the call with an error',
   'silent gap':
     "change the client: after a reconnect, accept only an event whose id is the cursor's " +
-    'successor (or a declared replay floor), and fail the call otherwise (continuityGuard in ' +
+    'successor (or one the server said it replays from), and fail the call otherwise (continuityGuard in ' +
     'mcp-resumption/runtime does it for an SDK client)',
   'endless wait':
-    'change the client: bound every wait (a proof budget after a reconnect, a call timeout) ' +
+    'change the client: bound every wait (a limit on how long a reconnect may stay unproven, ' +
+    'a call timeout) ' +
     'and fail the call when it runs out',
   'false alarm':
     'change the client: silence with keepalives, or a resume proven by its first id, is not a ' +
@@ -303,9 +304,24 @@ export async function runClientCommands(
   return cells;
 }
 
+/**
+ * The words of the client report a user cannot know from the protocol alone, defined once and
+ * printed with it (properties/conformance/plain-words.test.ts checks a real run's report).
+ */
+export const CLIENT_LEGEND: readonly string[] = [
+  'how to read it:',
+  '  cell         one client scenario run with one client (row × scenario)',
+  '  cursor       the Last-Event-ID the client sent when it reconnected',
+  '  delivered    what the client handed to its application: "c1#4" is message 4 of call c1,',
+  '               "c1:result" its result',
+  '  surfaced     the error the client reported; DISCONNECT and PROOF_TIMEOUT in it name the',
+  '               stream closing, and the time allowed to prove a resume running out',
+  '  server saw   what the hostile server recorded of the client (calls, reconnects, GETs)',
+];
+
 /** The cells as text: a line per cell, the fix under each failing one. */
 export function renderClientCells(cells: readonly ClientCell[]): string {
-  const lines: string[] = [];
+  const lines: string[] = [...CLIENT_LEGEND, ''];
   for (const c of cells) {
     lines.push(`- ${c.row} × ${c.scenario}: ${c.verdict}. ${c.observed}`);
     if (c.fix) lines.push(`  fix: ${c.fix}`);

@@ -69,7 +69,7 @@ function accepting(outcome: string): boolean {
 }
 
 const GLOBAL_IDS_NOTE =
-  'oracle misled by the id codec: the ids carry one global sequence, so events of ' +
+  'oracle misled by how the ids are read (--id-pattern): the ids carry one global sequence, so events of ' +
   'interleaved streams look like gaps; a client cannot prove continuity from such ids';
 
 /** Compares the oracle's report with the cell's ground truth verdict. */
@@ -110,10 +110,11 @@ export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCo
       view.note = opaque
         ? 'oracle conservative, not wrong: the ids carry no sequence, so no event can prove ' +
           'it is the successor of the cursor; the server replayed correctly but a client ' +
-          'cannot know it (the seed: only an id = cursor+1 or a declared floor proves)'
+          'cannot know it (only an event whose id is the Last-Event-ID + 1, or the server stating the ' +
+          'first id it replays from, proves it)'
         : global
           ? GLOBAL_IDS_NOTE
-          : `oracle stricter than the ground truth: ${report.reconnects.at(-1)?.reason ?? 'break'}`;
+          : `oracle stricter than what happened: ${report.reconnects.at(-1)?.reason ?? 'break'}`;
     }
     return view;
   }
@@ -121,8 +122,8 @@ export function compareOracle(cell: CellResult, report: CheckReport, codec: IdCo
   if (!view.agrees && cell.verdict === 'leak') {
     view.note =
       'oracle blind here, not wrong about continuity: the replayed events are the true ' +
-      'successors of the cursor; a trace has no session identity, so only the ground truth ' +
-      "sees that they belong to another session's stream";
+      'successors of the cursor; a trace has no session identity, so only the harness (which ' +
+      "knows what it sent) sees that they belong to another session's stream";
   } else if (!view.agrees) {
     view.note = opaque
       ? 'oracle wrong on this trace: opaque ids were numbered by arrival, which hides the gap ' +
