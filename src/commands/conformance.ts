@@ -9,8 +9,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
 import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
-import type { ConformanceReport } from '../conformance/render.js';
-import type { ImplementationEntry } from '../conformance/matrix.js';
+import type { ConformanceReport } from '../conformance/rendering/render.js';
+import type { ImplementationEntry } from '../conformance/rows/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
 import { HOSTILE_ID_PATTERN } from '../conformance/hostile-server.js';
 import { CONTINUITY_ID_PATTERN } from '../runtime/continuity-store.js';
@@ -257,7 +257,7 @@ Examples:
 
     let report: ConformanceReport;
     if (custom) {
-      const kit = await import('../conformance/custom.js');
+      const kit = await import('../conformance/rows/custom.js');
       const { scenarioNames } = kit;
       let entries;
       if (url !== undefined) {
@@ -302,7 +302,7 @@ Examples:
         ...(onCell ? { onCell } : {}),
       });
     } else {
-      const harness = await import('../conformance/report.js').catch((e: unknown) => {
+      const harness = await import('../conformance/rows/report.js').catch((e: unknown) => {
         throw new UsageError(
           `conformance: the built-in matrix needs the packages under test, which are not installed (${(e as Error).message.split('\n')[0]}); test your own server with --adapter or --url`,
         );
@@ -322,7 +322,7 @@ Examples:
       });
     }
 
-    const render = await import('../conformance/render.js');
+    const render = await import('../conformance/rendering/render.js');
     const junit = str('junit');
     if (junit !== undefined) {
       await writeFile(junit, render.renderJunit(report));
@@ -418,7 +418,7 @@ async function runClientConformance(
   io: { out: (t: string) => void; err: (t: string) => void },
 ): Promise<number> {
   const { HOSTILE_SCENARIOS } = await import('../conformance/hostile-server.js');
-  const kit = await import('../conformance/client-command.js');
+  const kit = await import('../conformance/rows/client-command.js');
   for (const k of ['url', 'adapter', ...URL_ONLY_OPTIONS, 'write', 'junit', 'traces']) {
     if (values[k] !== undefined) {
       throw new UsageError(`conformance: --${k} does not apply to --client-cmd (servers only)`);
@@ -447,7 +447,7 @@ async function runClientConformance(
   }
   const own = rows.length;
   if (values['sdk-clients']) {
-    const sdk = await import('../conformance/sdk-contract-client.js');
+    const sdk = await import('../conformance/rows/sdk-contract-client.js');
     rows.push(...sdk.sdkClientRows());
   }
   io.err(

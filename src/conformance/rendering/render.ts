@@ -2,8 +2,8 @@
  * The renderers of the conformance report: a run as terminal text or as Markdown (the block
  * docs/conformance-cells.md holds), a table of cells, one cell as a line.
  */
-import type { JudgedCell, MatrixOptions } from './matrix.js';
-import { ROW_REASONS, type CellVerdict } from './types.js';
+import type { JudgedCell, MatrixOptions } from '../rows/matrix.js';
+import { ROW_REASONS, type CellVerdict } from '../types.js';
 
 /** A whole run. */
 export interface ConformanceReport {

@@ -2,8 +2,8 @@
  * The implementations the matrix runs, each a factory of fresh adapters.
  */
 import type { ImplementationEntry } from './matrix.js';
-import { mcpProxyAdapter } from './adapters/mcp-proxy.js';
-import { sdkV1Adapter, sdkV2Adapter } from './adapters/sdk.js';
+import { mcpProxyAdapter } from '../adapters/mcp-proxy.js';
+import { sdkV1Adapter, sdkV2Adapter } from '../adapters/sdk.js';
 
 /** Every server implementation of the matrix, in row order. */
 export const SERVER_IMPLEMENTATIONS: readonly ImplementationEntry[] = [

@@ -3,7 +3,7 @@
  * instance or the shared Redis store, and the scenarios that matter there. They need Redis
  * (`REDIS_URL`, or a `redis-server` the harness starts); without it the Redis row is `n/a`.
  */
-import { harnessRedis, MultiInstanceAdapter } from './adapters/multi-instance.js';
+import { harnessRedis, MultiInstanceAdapter } from '../adapters/multi-instance.js';
 import { runCell, type JudgedCell, type MatrixOptions } from './matrix.js';
 import {
   restartDuringCall,
@@ -11,7 +11,7 @@ import {
   slowStoreReplay,
   slowStoreReplayScenario,
   type Scenario,
-} from './scenarios.js';
+} from '../scenarios/index.js';
 
 /** `slow-store-replay` with no added delay: only the real store's own round trips. */
 export const slowStoreReplayReal: Scenario = {

@@ -12,8 +12,8 @@
  * installed package without them, the rows say so.
  */
 import { fileURLToPath } from 'node:url';
-import { continuityGuard, idReaderFromPattern } from '../runtime/continuity-guard.js';
-import { HOSTILE_ID_PATTERN } from './hostile-server.js';
+import { continuityGuard, idReaderFromPattern } from '../../runtime/continuity-guard.js';
+import { HOSTILE_ID_PATTERN } from '../hostile-server.js';
 import type { ClientCommandRow } from './client-command.js';
 
 const emit = (v: unknown) => process.stdout.write(JSON.stringify(v) + '\n');
@@ -78,7 +78,9 @@ async function main(argv: string[]): Promise<number> {
 export function sdkClientRows(): ClientCommandRow[] {
   const here = fileURLToPath(import.meta.url);
   const script = here.endsWith('.ts')
-    ? fileURLToPath(new URL('../../dist/src/conformance/sdk-contract-client.js', import.meta.url))
+    ? fileURLToPath(
+        new URL('../../../dist/src/conformance/rows/sdk-contract-client.js', import.meta.url),
+      )
     : here;
   const node = JSON.stringify(process.execPath);
   const file = JSON.stringify(script);

@@ -5,16 +5,16 @@
 import { CLIENT_IMPLEMENTATIONS, clientVersions, runClientMatrix } from './client-rows.js';
 import { SERVER_IMPLEMENTATIONS } from './implementations.js';
 import { runMatrix, tally, type JudgedCell, type MatrixOptions } from './matrix.js';
-import { SCENARIOS } from './scenarios.js';
-import { stopHarnessRedis } from './adapters/multi-instance.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import { stopHarnessRedis } from '../adapters/multi-instance.js';
 import {
   MULTI_INSTANCE_ROWS,
   MULTI_INSTANCE_SCENARIOS,
   runMultiInstanceMatrix,
 } from './multi-rows.js';
-import { DEFAULT_FAIL_ON, type ConformanceReport } from './render.js';
-import type { CellVerdict } from './types.js';
-import { packageVersion } from './versions.js';
+import { DEFAULT_FAIL_ON, type ConformanceReport } from '../rendering/render.js';
+import type { CellVerdict } from '../types.js';
+import { packageVersion } from '../versions.js';
 
 export {
   markdownTable,
@@ -22,7 +22,7 @@ export {
   renderMarkdown,
   renderText,
   type ConformanceReport,
-} from './render.js';
+} from '../rendering/render.js';
 
 /** Options of {@link runConformance}. */
 export interface ConformanceOptions extends MatrixOptions {

@@ -3,10 +3,10 @@
  * test tool's holds, not with sleeps), cut the connection, reconnect with `Last-Event-ID`, and
  * compare what arrived with what was owed. Every wait is bounded by `timeoutMs` / `idleMs`.
  */
-import { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
-import type { SseStream } from './sse-client.js';
-import { SERVE_CONTRACT_HINT, saysToolMissing, TOOL_NAME, type CountArgs } from './tool.js';
-import { WRITER_LOST_METHOD } from '../redis/store.js';
+import { CallFollower, RecordingClient, TraceRecorder, decodeData } from '../recording/recorder.js';
+import type { SseStream } from '../recording/sse-client.js';
+import { SERVE_CONTRACT_HINT, saysToolMissing, TOOL_NAME, type CountArgs } from '../tool.js';
+import { WRITER_LOST_METHOD } from '../../redis/store.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
 import {
   bodyExcerpt,
@@ -21,7 +21,7 @@ import {
   type GroundTruth,
   type ImplementationAdapter,
   type ReconnectObservationRecord,
-} from './types.js';
+} from '../types.js';
 
 export { NOT_RESUMABLE };
 

@@ -13,10 +13,10 @@ import {
   type JudgedCell,
   type MatrixOptions,
 } from './matrix.js';
-import { DEFAULT_FAIL_ON, type ConformanceReport } from './render.js';
-import { SCENARIOS } from './scenarios.js';
-import type { CellVerdict } from './types.js';
-import { packageVersion } from './versions.js';
+import { DEFAULT_FAIL_ON, type ConformanceReport } from '../rendering/render.js';
+import { SCENARIOS } from '../scenarios/index.js';
+import type { CellVerdict } from '../types.js';
+import { packageVersion } from '../versions.js';
 
 /** A module that was asked for adapters and had none, or could not be loaded. */
 export class AdapterModuleError extends Error {

@@ -4,7 +4,7 @@
  * client could observe, ids read through the implementation's id codec) and the ground truth
  * (which numbered messages arrived).
  */
-import { isReplayAck, type ReplayAck } from '../runtime/continuity-store.js';
+import { isReplayAck, type ReplayAck } from '../../runtime/continuity-store.js';
 import {
   request,
   type HttpAnswer,
@@ -12,7 +12,7 @@ import {
   type SseStream,
   type StreamLimits,
 } from './sse-client.js';
-import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
+import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from '../tool.js';
 import {
   bodyExcerpt,
   Era2026Error,
@@ -20,7 +20,7 @@ import {
   NoAnswerError,
   type Delivered,
   type IdCodec,
-} from './types.js';
+} from '../types.js';
 
 /**
  * The protocol versions the recording client speaks, newest first. It asks for the first in

@@ -10,7 +10,7 @@
  * `{"error": …}`, and exits. The kit waits at most `timeoutMs`, then kills it.
  */
 import { spawn } from 'node:child_process';
-import { killAfter } from './kill-after.js';
+import { killAfter } from '../kill-after.js';
 import {
   activityOf,
   describeActivity,
@@ -19,7 +19,7 @@ import {
   startHostileServer,
   type ClientActivity,
   type HostileScenario,
-} from './hostile-server.js';
+} from '../hostile-server.js';
 
 /** How a client did in one scenario. */
 export type ClientVerdict =

@@ -2,12 +2,17 @@
  * Runs scenarios against implementations: one fresh server per cell, every cell bounded, the
  * recorded trace judged by the trace oracle (`checkTrace`) beside the ground truth.
  */
-import { checkTrace } from '../trace/check.js';
-import type { CheckReport } from '../trace/report.js';
-import { PROTOCOL_VERSION, TraceRecorder } from './recorder.js';
-import { RELEASE_TOOL, RemoteControl, STATUS_TOOL } from './remote-control.js';
-import { NOT_RESUMABLE, SCENARIOS, type Scenario, type ScenarioContext } from './scenarios.js';
-import { HoldControl, SERVE_CONTRACT_HINT, saysToolMissing } from './tool.js';
+import { checkTrace } from '../../trace/check.js';
+import type { CheckReport } from '../../trace/report.js';
+import { PROTOCOL_VERSION, TraceRecorder } from '../recording/recorder.js';
+import { RELEASE_TOOL, RemoteControl, STATUS_TOOL } from '../remote-control.js';
+import {
+  NOT_RESUMABLE,
+  SCENARIOS,
+  type Scenario,
+  type ScenarioContext,
+} from '../scenarios/index.js';
+import { HoldControl, SERVE_CONTRACT_HINT, saysToolMissing } from '../tool.js';
 import {
   ControlChannelError,
   Era2026Error,
@@ -18,7 +23,7 @@ import {
   type CellVerdict,
   type IdCodec,
   type ImplementationAdapter,
-} from './types.js';
+} from '../types.js';
 
 /** Settings of a run. */
 export interface MatrixOptions {

@@ -12,16 +12,16 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { StreamResumptionError } from '../reference.js';
-import { RING_ID_PATTERN, sdkV1Adapter } from './adapters/sdk.js';
+import type { StreamResumptionError } from '../../reference.js';
+import { RING_ID_PATTERN, sdkV1Adapter } from '../adapters/sdk.js';
 import {
   continuityGuard,
   idReaderFromPattern,
   type ContinuityGuardOptions,
   type IdReader,
-} from '../runtime/continuity-guard.js';
-import { CONTINUITY_ID_PATTERN } from '../runtime/continuity-store.js';
-import { checkTrace } from '../trace/check.js';
+} from '../../runtime/continuity-guard.js';
+import { CONTINUITY_ID_PATTERN } from '../../runtime/continuity-store.js';
+import { checkTrace } from '../../trace/check.js';
 import {
   bounded,
   type ImplementationEntry,
@@ -29,17 +29,17 @@ import {
   type MatrixOptions,
   type OracleView,
 } from './matrix.js';
-import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from './tool.js';
-import { HoldControl } from './tool.js';
-import { describe as describeTruth, groundTruth, owed } from './truth.js';
+import { parseMessageText, parseResultText, TOOL_NAME, type CountArgs } from '../tool.js';
+import { HoldControl } from '../tool.js';
+import { describe as describeTruth, groundTruth, owed } from '../scenarios/truth.js';
 import {
   lacking,
   NoAnswerError,
   type CellVerdict,
   type Delivered,
   type ImplementationAdapter,
-} from './types.js';
-import { packageVersion } from './versions.js';
+} from '../types.js';
+import { packageVersion } from '../versions.js';
 
 /** Which SDK client a row drives. */
 export type ClientKind = 'v1' | 'v2';

@@ -7,12 +7,12 @@
  * judges (`check --binding mcp-tasks`), so that a scenario says both what the server did and
  * what a fail-closed client made of it.
  */
-import { isEventsGone } from '../runtime/task-event-log.js';
-import { fetchTaskStream } from '../runtime/task-stream-fetch.js';
-import { taskStreamGuard, type TaskTraceLine } from '../runtime/task-stream-guard.js';
-import { StreamResumptionError } from '../reference.js';
-import { checkTrace } from '../trace/check.js';
-import { TASK_CONTROL } from './task-reference.js';
+import { isEventsGone } from '../../runtime/task-event-log.js';
+import { fetchTaskStream } from '../../runtime/task-stream-fetch.js';
+import { taskStreamGuard, type TaskTraceLine } from '../../runtime/task-stream-guard.js';
+import { StreamResumptionError } from '../../reference.js';
+import { checkTrace } from '../../trace/check.js';
+import { TASK_CONTROL } from '../task-reference.js';
 
 /** The outcome of one scenario. */
 export interface TaskScenarioResult {

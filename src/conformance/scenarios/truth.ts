@@ -1,7 +1,7 @@
 /**
  * Ground truth and verdicts: what a resumed stream owed against what arrived.
  */
-import type { CellVerdict, Delivered, GroundTruth, ReconnectObservationRecord } from './types.js';
+import type { CellVerdict, Delivered, GroundTruth, ReconnectObservationRecord } from '../types.js';
 
 /** `tag#index` of a message (`tag#result` for the result). */
 export function keyOf(d: Pick<Delivered, 'tag' | 'index'>): string {
