@@ -10,7 +10,7 @@
 import { describe, expect, test } from 'vitest';
 import { OBSERVATION_TYPES } from '../../model/observations.js';
 import { CLIENT_LEGEND } from '../../src/conformance/rows/client-command.js';
-import { TEXT_LEGEND } from '../../src/conformance/rendering/render.js';
+import { TEXT_LEGEND } from '../../src/conformance/rendering/legend.js';
 import { runCli } from '../support/cli.js';
 
 /** Words of the project that a report must not use at all (plain words say the same). */
