@@ -19,11 +19,8 @@ import { main } from '../../src/cli.js';
 import { sdkV1Adapter } from '../../src/conformance/adapters/sdk.js';
 import { CLIENT_SCENARIOS, runClientCell } from '../../src/conformance/rows/client-rows.js';
 import { idReaderFromPattern } from '../../src/runtime/continuity-guard.js';
-import {
-  CallFollower,
-  RecordingClient,
-  TraceRecorder,
-} from '../../src/conformance/recording/recorder.js';
+import { RecordingClient, TraceRecorder } from '../../src/conformance/recording/recorder.js';
+import { CallFollower } from '../../src/conformance/recording/call-follower.js';
 import { DOC_BEGIN, DOC_END } from '../../src/conformance/rows/report.js';
 import { request } from '../../src/conformance/recording/sse-client.js';
 import { groundTruth, owed, verdictOf } from '../../src/conformance/scenarios/truth.js';

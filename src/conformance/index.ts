@@ -24,8 +24,10 @@ export * from './scenarios/index.js';
 export * from './tool.js';
 export * from './types.js';
 export * from './rendering/render.js';
-export { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recording/recorder.js';
-export type { Decoded, ReadStop } from './recording/recorder.js';
+export { RecordingClient, TraceRecorder, decodeData } from './recording/recorder.js';
+export { CallFollower } from './recording/call-follower.js';
+export type { Decoded } from './recording/recorder.js';
+export type { ReadStop } from './recording/call-follower.js';
 export { MAX_BODY_BYTES, SseStream, request } from './recording/sse-client.js';
 export {
   AdapterModuleError,

@@ -3,7 +3,8 @@
  * sessions in flight at once; each judged on the truth of every stream involved (what each
  * owed, and what arrived from elsewhere).
  */
-import { CallFollower, TraceRecorder } from '../recording/recorder.js';
+import { TraceRecorder } from '../recording/recorder.js';
+import { CallFollower } from '../recording/call-follower.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
 import {
   NOT_RESUMABLE,

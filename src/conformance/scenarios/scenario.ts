@@ -2,7 +2,8 @@
  * What a scenario is and gets to work with: the context the matrix gives it, and what it
  * returns for judging.
  */
-import type { CallFollower, RecordingClient, TraceRecorder } from '../recording/recorder.js';
+import type { RecordingClient, TraceRecorder } from '../recording/recorder.js';
+import type { CallFollower } from '../recording/call-follower.js';
 import type { SseStream } from '../recording/sse-client.js';
 import {
   NOT_RESUMABLE,

@@ -3,7 +3,8 @@
  * `Last-Event-ID`, keep reading, and judge what arrived against what was owed. Every wait is
  * bounded by `timeoutMs` / `idleMs`.
  */
-import { CallFollower, RecordingClient, TraceRecorder, decodeData } from '../recording/recorder.js';
+import { RecordingClient, TraceRecorder, decodeData } from '../recording/recorder.js';
+import { CallFollower } from '../recording/call-follower.js';
 import type { SseStream } from '../recording/sse-client.js';
 import { SERVE_CONTRACT_HINT, saysToolMissing, TOOL_NAME, type CountArgs } from '../tool.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';

@@ -3,7 +3,7 @@
  * a restart during a call, and a call that finished while the client was away; each judged on
  * what the call owed.
  */
-import { CallFollower } from '../recording/recorder.js';
+import { CallFollower } from '../recording/call-follower.js';
 import { WRITER_LOST_METHOD } from '../../redis/store.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
 import {
