@@ -319,15 +319,16 @@ export const CLIENT_LEGEND: readonly string[] = [
   '  server saw   what the hostile server recorded of the client (calls, reconnects, GETs)',
 ];
 
-/** The cells as text: a line per cell, the fix under each failing one. */
+/** The cells as text: a line per cell, the fix under each failing one, then the legend. */
 export function renderClientCells(cells: readonly ClientCell[]): string {
-  const lines: string[] = [...CLIENT_LEGEND, ''];
+  const lines: string[] = [];
   for (const c of cells) {
     lines.push(`- ${c.row} × ${c.scenario}: ${c.verdict}. ${c.observed}`);
     if (c.fix) lines.push(`  fix: ${c.fix}`);
   }
   const tally = new Map<string, number>();
   for (const c of cells) tally.set(c.verdict, (tally.get(c.verdict) ?? 0) + 1);
+  lines.push('', ...CLIENT_LEGEND);
   lines.push('', `verdicts: ${[...tally].map(([v, n]) => `${v} ${n}`).join(', ')}`);
   return lines.join('\n');
 }
