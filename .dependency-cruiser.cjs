@@ -18,14 +18,7 @@ const LAYERS = [
   {
     name: 'oracle',
     summary: 'reads a trace and classifies its reconnects; the exhaustive checker',
-    // marked-block: a text helper that imports nothing, used by the docs writers of every layer.
-    paths: [
-      '^src/trace/',
-      '^src/verify/',
-      '^src/reference[.]ts$',
-      '^src/classify[.]ts$',
-      '^src/marked-block[.]ts$',
-    ],
+    paths: ['^src/trace/', '^src/verify/', '^src/reference[.]ts$', '^src/classify[.]ts$'],
   },
   {
     name: 'runtime',
@@ -39,16 +32,13 @@ const LAYERS = [
   },
   {
     name: 'docs',
-    summary: 'the docs generators (diagrams, world strings, mutation tables) and explore',
-    paths: [
-      '^src/explore/',
-      '^src/(diagram|incident-diagrams|primer-diagrams|simple-diagram|mutation-docs|world-string|trace-diagram|trace-diagram-stream|corpus-path)[.]ts$',
-    ],
+    summary: 'the docs generators (diagrams, mutation tables) and explore (with world strings)',
+    paths: ['^src/docs-gen/', '^src/explore/'],
   },
   {
     name: 'cli',
     summary: 'the CLI: its entry, its helpers and its commands',
-    paths: ['^src/commands/', '^src/cli[.]ts$', '^src/cli-kit[.]ts$'],
+    paths: ['^src/commands/', '^src/cli[.]ts$'],
   },
   {
     name: 'top',
@@ -57,21 +47,7 @@ const LAYERS = [
   },
 ];
 
-/**
- * Circles known on main in files other work owns, allowed here until that work removes them:
- * each pair allows only the imports between its two files, so any other circle still fails.
- */
-const KNOWN_CIRCLES = [
-  // model/world/policies.ts <-> task-policies.ts (task streams, issue 28).
-  ['^model/world/policies[.]ts$', '^model/world/task-policies[.]ts$'],
-  // src/commands/conformance.ts <-> conformance-tasks.ts (conformance, issue 27).
-  ['^src/commands/conformance[.]ts$', '^src/commands/conformance-tasks[.]ts$'],
-  // src/trace/format.ts <-> common-lines.ts (trace, issue 28).
-  ['^src/trace/format[.]ts$', '^src/trace/common-lines[.]ts$'],
-];
-
 const either = (patterns) => patterns.map((p) => `(${p})`).join('|');
-const knownFiles = KNOWN_CIRCLES.flat();
 
 /** One rule per layer: nothing in it imports a layer above it. */
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
@@ -84,31 +60,15 @@ const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   to: { path: either(LAYERS.slice(i + 1).flatMap((l) => l.paths)) },
 }));
 
-/** Every module in a circle, except the known pairs' imports of each other. */
+/** Every module in a circle: none is allowed. */
 const circles = [
   {
     name: 'no-circular',
     comment: 'no import circles: what both files need moves down into a file both import',
     severity: 'error',
-    from: { pathNot: either(knownFiles) },
+    from: {},
     to: { circular: true },
   },
-  ...KNOWN_CIRCLES.flatMap(([a, b]) => [
-    {
-      name: 'no-circular',
-      comment: `known circle ${a} <-> ${b} allowed; any other circle from ${a} fails`,
-      severity: 'error',
-      from: { path: a },
-      to: { circular: true, pathNot: b },
-    },
-    {
-      name: 'no-circular',
-      comment: `known circle ${a} <-> ${b} allowed; any other circle from ${b} fails`,
-      severity: 'error',
-      from: { path: b },
-      to: { circular: true, pathNot: a },
-    },
-  ]),
 ];
 
 /** @type {import('dependency-cruiser').IConfiguration} */

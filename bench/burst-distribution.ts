@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { replaceGeneratedBlock } from '../src/conformance/render.js';
+import { replaceGeneratedBlock } from '../src/conformance/rendering/render.js';
 
 /** The rows whose store replays by time-based ids (finding 1). */
 export const BURST_ROWS = ['sdk-v1+example', 'server-v2+example'];

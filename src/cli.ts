@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { UsageError, type CommandIO } from './cli-kit.js';
+import { UsageError, type CommandIO } from './commands/cli-kit.js';
 import { COMMANDS, DEFAULT_COMMAND } from './commands/index.js';
 import { configLegend } from '../model/world/config.js';
 
@@ -51,9 +51,10 @@ export async function main(argv: string[], io: CommandIO): Promise<number> {
     return 2;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    // Every command's help ends with the config legend: worlds, scenarios and kill tables all
-    // print world strings and configs in those letters.
-    io.out(command.help + '\n\n' + configLegend() + '\n');
+    // A command's help ends with the config legend: worlds, scenarios and kill tables all
+    // print world strings and configs in those letters (conformance, which prints none, not).
+    const legend = command.worldConfigs === false ? '' : '\n\n' + configLegend();
+    io.out(command.help + legend + '\n');
     return 0;
   }
   try {

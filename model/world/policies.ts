@@ -4,7 +4,6 @@
  * one, or answer something the client can tell apart (a declared floor above the cursor, or a
  * distinct status). Each faulty policy differs from `honest` in one way only.
  */
-import type { WireFact } from '../bindings/binding.js';
 import {
   isTaskPolicy,
   type PolicyName,
@@ -12,35 +11,18 @@ import {
   type TaskPolicyName,
   type WorldConfig,
 } from './config.js';
-import { END, TOOL_STREAM, type EventFrame, type Frame } from './frames.js';
+import { END, TOOL_STREAM, type EventFrame } from './frames.js';
 import { floorOf, type ServerState } from './server.js';
 import { answerTask } from './task-policies.js';
+import { after, type Answer } from './answer.js';
+
+export { after, type Answer } from './answer.js';
 
 /** What the client asked for. */
 export interface ReconnectRequest {
   /** The Last-Event-ID sent (`null`: none). */
   cursor: number | null;
   stream: string;
-}
-
-/** The server's answer: headers the client sees, then frames on the new stream. */
-export interface Answer {
-  status: number;
-  /** Declared replay floor. */
-  floor?: number;
-  /** Session epoch the answer is given under. */
-  epoch?: string;
-  /** `false`: the server says the session is not durable (an explicit re-creation). */
-  durable?: boolean;
-  /** Frames the writer starts with (the replay). */
-  frames: Frame[];
-  /** New tool events follow the replay on this connection. */
-  live: boolean;
-  /**
-   * A task-stream answer the headers cannot say (`events_gone`): the wire facts the receiver
-   * sends, read by the client's binding translator (model/world/task-policies.ts).
-   */
-  facts?: readonly WireFact[];
 }
 
 /** Status of a distinguishable rejection of an unreplayable cursor (`honest-reject`). */
@@ -51,20 +33,6 @@ export const UNREPLAYABLE_STATUS = 416;
  * speaks only 2026-07-28 SHOULD answer a GET with 405" and ignores `Last-Event-ID`).
  */
 export const ERA_2026_STATUS = 405;
-
-/**
- * The events of `log` after id `c`. A log holds contiguous ids (appended at the head, evicted
- * from the tail), so they are a suffix found by arithmetic, not by a scan: with `priming=all`
- * and no retention limit the log grows by one id per reconnect, and a scan per reconnect made
- * a long world quadratic. A log whose ends do not span its length is scanned.
- */
-export function after(log: readonly EventFrame[], c: number): EventFrame[] {
-  const n = log.length;
-  if (n === 0) return [];
-  const first = log[0]!.id;
-  if (log[n - 1]!.id - first !== n - 1) return log.filter((e) => e.id > c);
-  return log.slice(Math.min(n, Math.max(0, c + 1 - first)));
-}
 
 /** The head event of `log` when it is `head`, as a one-frame replay (the `head` policy). */
 function headOf(log: readonly EventFrame[], head: number): EventFrame[] {

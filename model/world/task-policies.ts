@@ -13,7 +13,7 @@
 import type { WireFact } from '../bindings/binding.js';
 import type { TaskPolicyName } from './config.js';
 import { TOOL_STREAM, type EventFrame } from './frames.js';
-import { after, type Answer } from './policies.js';
+import { after, type Answer } from './answer.js';
 import { floorOf, type ServerState } from './server.js';
 
 /** The JSON-RPC error code of SEP-2694's `events_gone` example. */

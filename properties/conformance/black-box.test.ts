@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { RecordingClient } from '../../src/conformance/recorder.js';
-import type { ConformanceReport } from '../../src/conformance/render.js';
+import { RecordingClient } from '../../src/conformance/recording/recorder.js';
+import type { ConformanceReport } from '../../src/conformance/rendering/render.js';
 import { TOOL_INPUT_SCHEMAS } from '../../src/conformance/tool.js';
 import { runCli } from '../support/cli.js';
 

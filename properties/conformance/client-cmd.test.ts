@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import type { ClientCell } from '../../src/conformance/client-command.js';
+import type { ClientCell } from '../../src/conformance/rows/client-command.js';
 import { HOSTILE_SCENARIOS } from '../../src/conformance/hostile-server.js';
 import { runCli } from '../support/cli.js';
 

@@ -7,8 +7,8 @@ import {
   CLIENT_IMPLEMENTATIONS,
   CLIENT_SCENARIOS,
   runClientCell,
-} from '../../src/conformance/client-rows.js';
-import type { JudgedCell } from '../../src/conformance/matrix.js';
+} from '../../src/conformance/rows/client-rows.js';
+import type { JudgedCell } from '../../src/conformance/rows/matrix.js';
 
 const EXPECTED: Record<string, string> = {
   // within | eviction | restart | other-stream | other-session | burst | empty-twice | stall | stale

@@ -14,8 +14,8 @@ import {
   type StoredMessage,
 } from '../../src/index.js';
 import { sdkV1Adapter } from '../../src/conformance/adapters/sdk.js';
-import { runCell } from '../../src/conformance/matrix.js';
-import { resumeAfterEviction, staleConnection } from '../../src/conformance/scenarios.js';
+import { runCell } from '../../src/conformance/rows/matrix.js';
+import { resumeAfterEviction, staleConnection } from '../../src/conformance/scenarios/index.js';
 import { patternCodec } from '../../src/conformance/types.js';
 
 const msg = (i: number): StoredMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });

@@ -14,7 +14,7 @@ import {
 import { afterAll, describe, expect, test } from 'vitest';
 import { registerContractTools } from '../../src/conformance/contract-tools.js';
 import { serveFetch, type FetchHost } from '../../src/conformance/fetch-host.js';
-import type { FlatCell } from '../../src/conformance/render.js';
+import type { FlatCell } from '../../src/conformance/rendering/render.js';
 import { CONTINUITY_ID_PATTERN, ContinuityEventStore } from '../../src/runtime/continuity-store.js';
 import { runCli } from '../support/cli.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { conformanceCommand } from '../../src/commands/conformance.js';
-import { SCENARIOS } from '../../src/conformance/scenarios.js';
+import { SCENARIOS } from '../../src/conformance/scenarios/index.js';
 import { TOOL_INPUT_SCHEMAS } from '../../src/conformance/tool.js';
 import { runCli } from '../support/cli.js';
 

@@ -8,8 +8,8 @@
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { serveFetch } from '../../src/conformance/fetch-host.js';
-import type { FlatCell } from '../../src/conformance/render.js';
-import { SCENARIOS } from '../../src/conformance/scenarios.js';
+import type { FlatCell } from '../../src/conformance/rendering/render.js';
+import { SCENARIOS } from '../../src/conformance/scenarios/index.js';
 import { runCli } from '../support/cli.js';
 
 const MODULE = fileURLToPath(new URL('./fixtures/fetch-server-adapter.ts', import.meta.url));

@@ -9,8 +9,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, test } from 'vitest';
-import { SERVER_FIX, type FlatCell } from '../../src/conformance/render.js';
-import { SCENARIOS } from '../../src/conformance/scenarios.js';
+import { SERVER_FIX, type FlatCell } from '../../src/conformance/rendering/render.js';
+import { SCENARIOS } from '../../src/conformance/scenarios/index.js';
 import { runCli } from '../support/cli.js';
 import { launchPlainServer } from './fixtures/plain-server-adapter.js';
 

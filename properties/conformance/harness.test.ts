@@ -14,15 +14,16 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { CommandIO } from '../../src/cli-kit.js';
+import type { CommandIO } from '../../src/commands/cli-kit.js';
 import { main } from '../../src/cli.js';
 import { sdkV1Adapter } from '../../src/conformance/adapters/sdk.js';
-import { CLIENT_SCENARIOS, runClientCell } from '../../src/conformance/client-rows.js';
+import { CLIENT_SCENARIOS, runClientCell } from '../../src/conformance/rows/client-rows.js';
 import { idReaderFromPattern } from '../../src/runtime/continuity-guard.js';
-import { CallFollower, RecordingClient, TraceRecorder } from '../../src/conformance/recorder.js';
-import { DOC_BEGIN, DOC_END } from '../../src/conformance/report.js';
-import { request } from '../../src/conformance/sse-client.js';
-import { groundTruth, owed, verdictOf } from '../../src/conformance/truth.js';
+import { RecordingClient, TraceRecorder } from '../../src/conformance/recording/recorder.js';
+import { CallFollower } from '../../src/conformance/recording/call-follower.js';
+import { DOC_BEGIN, DOC_END } from '../../src/conformance/rows/report.js';
+import { request } from '../../src/conformance/recording/sse-client.js';
+import { groundTruth, owed, verdictOf } from '../../src/conformance/scenarios/truth.js';
 import {
   OPAQUE_IDS,
   patternCodec,

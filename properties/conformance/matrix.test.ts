@@ -3,9 +3,9 @@
  * resumption fails here, loudly, naming the cell.
  */
 import { describe, expect, test } from 'vitest';
-import { SERVER_IMPLEMENTATIONS } from '../../src/conformance/implementations.js';
-import { runCell, type JudgedCell } from '../../src/conformance/matrix.js';
-import { SCENARIOS } from '../../src/conformance/scenarios.js';
+import { SERVER_IMPLEMENTATIONS } from '../../src/conformance/rows/implementations.js';
+import { runCell, type JudgedCell } from '../../src/conformance/rows/matrix.js';
+import { SCENARIOS } from '../../src/conformance/scenarios/index.js';
 import type { CellVerdict } from '../../src/conformance/types.js';
 
 /** Columns, in SCENARIOS order. */

@@ -16,8 +16,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
-import { STATELESS } from '../../src/conformance/matrix.js';
-import type { FlatCell } from '../../src/conformance/render.js';
+import { STATELESS } from '../../src/conformance/rows/matrix.js';
+import type { FlatCell } from '../../src/conformance/rendering/render.js';
 import { NOT_RESUMABLE_2026 } from '../../src/conformance/types.js';
 import { runCli } from '../support/cli.js';
 

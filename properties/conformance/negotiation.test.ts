@@ -6,10 +6,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { runCell } from '../../src/conformance/matrix.js';
-import { RecordingClient } from '../../src/conformance/recorder.js';
-import type { ConformanceReport } from '../../src/conformance/render.js';
-import { resumeWithinWindow } from '../../src/conformance/scenarios.js';
+import { runCell } from '../../src/conformance/rows/matrix.js';
+import { RecordingClient } from '../../src/conformance/recording/recorder.js';
+import type { ConformanceReport } from '../../src/conformance/rendering/render.js';
+import { resumeWithinWindow } from '../../src/conformance/scenarios/index.js';
 import { HoldControl } from '../../src/conformance/tool.js';
 import { runCli } from '../support/cli.js';
 import { pinned } from './fixtures/pinned-adapters.js';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
-import type { FlatCell } from '../../src/conformance/render.js';
+import type { FlatCell } from '../../src/conformance/rendering/render.js';
 import { distIsCurrent } from '../support/dist-current.js';
 import { launchPlainServer } from './fixtures/plain-server-adapter.js';
 

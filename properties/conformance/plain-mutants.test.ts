@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { FlatCell } from '../../src/conformance/render.js';
+import type { FlatCell } from '../../src/conformance/rendering/render.js';
 import { NOT_RESUMABLE } from '../../src/conformance/types.js';
 import { runCli } from '../support/cli.js';
 

@@ -16,12 +16,12 @@ import {
   CLIENT_IMPLEMENTATIONS,
   clientSlowStoreReplay,
   runClientCell,
-} from '../../src/conformance/client-rows.js';
-import { SERVER_IMPLEMENTATIONS } from '../../src/conformance/implementations.js';
-import { runCell, type JudgedCell } from '../../src/conformance/matrix.js';
-import { slowStoreReplayScenario } from '../../src/conformance/scenarios.js';
+} from '../../src/conformance/rows/client-rows.js';
+import { SERVER_IMPLEMENTATIONS } from '../../src/conformance/rows/implementations.js';
+import { runCell, type JudgedCell } from '../../src/conformance/rows/matrix.js';
+import { slowStoreReplayScenario } from '../../src/conformance/scenarios/index.js';
 import { DelayedEventStore } from '../../src/conformance/stores.js';
-import { keyOf } from '../../src/conformance/truth.js';
+import { keyOf } from '../../src/conformance/scenarios/truth.js';
 import {
   ContinuityEventStore,
   ReplayFence,

@@ -8,9 +8,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { clientMachine } from '../../model/client-machine.js';
 import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
-import { scenarioDiagram } from '../../src/incident-diagrams.js';
-import { simpleDiagram } from '../../src/simple-diagram.js';
-import { subjectOf } from '../../src/world-string.js';
+import { scenarioDiagram } from '../../src/docs-gen/incident-diagrams.js';
+import { simpleDiagram } from '../../src/docs-gen/simple-diagram.js';
+import { subjectOf } from '../../src/explore/world-string.js';
 import { launchChromium, skipBrowserSuites, type Chromium } from '../support/chromium.js';
 import { mermaidPage, renderMermaid } from '../support/mermaid.js';
 

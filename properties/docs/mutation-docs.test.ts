@@ -1,11 +1,11 @@
 /**
- * docs/mutation.md's table is merged from per-run Stryker reports (src/mutation-docs.ts): the
+ * docs/mutation.md's table is merged from per-run Stryker reports (src/docs-gen/mutation-docs.ts): the
  * newest report wins per file, a file whose code changed since its run is marked as such (never
  * shown as the score of the code as it is), and a survivor without a reason is reported as
  * missing, so the page never calls a mutant equivalent that nobody looked at.
  */
 import { describe, expect, test } from 'vitest';
-import { mergeReports, mutationBlock } from '../../src/mutation-docs.js';
+import { mergeReports, mutationBlock } from '../../src/docs-gen/mutation-docs.js';
 
 const mutant = (status: string, line = 1) => ({
   mutatorName: 'ConditionalExpression',

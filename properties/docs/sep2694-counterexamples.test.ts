@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { SEP_2694_COMMIT } from '../../model/bindings/mcp-tasks.js';
-import { findBlock } from '../../src/marked-block.js';
+import { findBlock } from '../../model/marked-block.js';
 import {
   SEP_2694_CHANGES,
   sepBlock,

@@ -1,15 +1,20 @@
 /**
- * A trace as a sequence diagram (src/trace-diagram.ts), `diagram --trace`, and the primer's
- * diagrams per binding (src/primer-diagrams.ts): the arrows follow the lines, runs of events
+ * A trace as a sequence diagram (src/docs-gen/trace-diagram.ts), `diagram --trace`, and the primer's
+ * diagrams per binding (src/docs-gen/primer-diagrams.ts): the arrows follow the lines, runs of events
  * fold, the event the oracle decides on stands alone with the oracle's note after it, a verdict
  * note appears only when the implementation was wrong, an episode of polls gets one note, and
  * bad input is `check`'s one-line error with exit 2.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { findBlock } from '../../src/marked-block.js';
-import { PRIMER_BEGIN, PRIMER_END, PRIMER_TRACES, primerBlock } from '../../src/primer-diagrams.js';
-import { traceSequenceDiagram } from '../../src/trace-diagram.js';
+import { findBlock } from '../../model/marked-block.js';
+import {
+  PRIMER_BEGIN,
+  PRIMER_END,
+  PRIMER_TRACES,
+  primerBlock,
+} from '../../src/docs-gen/primer-diagrams.js';
+import { traceSequenceDiagram } from '../../src/docs-gen/trace-diagram.js';
 import { TraceInputError } from '../../src/trace/format.js';
 import { runCli as run } from '../support/cli.js';
 

@@ -10,8 +10,8 @@ import {
   SIMPLE_BEGIN,
   SIMPLE_END,
   simpleDiagramBlock,
-} from '../../src/diagram.js';
-import { findBlock } from '../../src/marked-block.js';
+} from '../../src/docs-gen/diagram.js';
+import { findBlock } from '../../model/marked-block.js';
 import { runCli } from '../support/cli.js';
 
 describe('docs/model.md', () => {

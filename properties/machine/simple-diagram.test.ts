@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { clientMachine, PENDING_STATES } from '../../model/client-machine.js';
 import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
 import { listTransitions } from '../../model/transitions.js';
-import { edgeLabel, simpleDiagram, simplify, type Simplified } from '../../src/simple-diagram.js';
+import {
+  edgeLabel,
+  simpleDiagram,
+  simplify,
+  type Simplified,
+} from '../../src/docs-gen/simple-diagram.js';
 import type { AnyStateMachine } from 'xstate';
 
 /** What is wrong with a simplification: transitions missing, or accounted for twice. */

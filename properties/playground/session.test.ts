@@ -24,7 +24,7 @@ import {
   type Session,
 } from '../../src/playground/session.js';
 import { foldIds, serverFacts, timelineRows, viewOf } from '../../src/playground/view.js';
-import { formatWorldString, subjectOf } from '../../src/world-string.js';
+import { formatWorldString, subjectOf } from '../../src/explore/world-string.js';
 import { announceSeed } from '../support/seed.js';
 import { recordedArb } from '../world/recorded.js';
 import { runs } from '../world/helpers.js';

@@ -6,13 +6,13 @@
  * replay window stays closed on the real store.
  */
 import { afterAll, describe, expect, test } from 'vitest';
-import { restartDuringCall } from '../../src/conformance/scenarios.js';
+import { restartDuringCall } from '../../src/conformance/scenarios/index.js';
 import {
   MultiInstanceAdapter,
   stopHarnessRedis,
 } from '../../src/conformance/adapters/multi-instance.js';
-import { runCell, type JudgedCell } from '../../src/conformance/matrix.js';
-import { MULTI_INSTANCE_SCENARIOS } from '../../src/conformance/multi-rows.js';
+import { runCell, type JudgedCell } from '../../src/conformance/rows/matrix.js';
+import { MULTI_INSTANCE_SCENARIOS } from '../../src/conformance/rows/multi-rows.js';
 import { redisUrl } from '../support/redis.js';
 
 const URL = redisUrl();

@@ -1,6 +1,6 @@
 /**
  * The README's generated count of conformance scenarios, written from the built code's own list
- * (`SCENARIOS` of src/conformance/scenarios.ts), so that it cannot drift:
+ * (`SCENARIOS` of src/conformance/scenarios/index.ts), so that it cannot drift:
  *
  *   npm run docs:counts        (builds, then writes README.md)
  *
@@ -23,7 +23,7 @@ if (process.argv.length > 2) {
   process.exit(2);
 }
 const { SCENARIOS } = await import(
-  new URL('dist/src/conformance/scenarios.js', `file://${ROOT}`).href
+  new URL('dist/src/conformance/scenarios/index.js', `file://${ROOT}`).href
 );
 const word = WORDS[SCENARIOS.length] ?? String(SCENARIOS.length);
 const path = `${ROOT}README.md`;

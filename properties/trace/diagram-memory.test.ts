@@ -91,8 +91,8 @@ test('a trace over 64 MiB is refused in one line, exit 2, before it is read', as
 
 test('the streamed diagram is the diagram: every corpus trace (under its own binding line), line for line', async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
-  const { streamTraceDiagram } = await import('../../src/trace-diagram-stream.js');
-  const { traceSequenceDiagram } = await import('../../src/trace-diagram.js');
+  const { streamTraceDiagram } = await import('../../src/docs-gen/trace-diagram-stream.js');
+  const { traceSequenceDiagram } = await import('../../src/docs-gen/trace-diagram.js');
   const corpus = fileURLToPath(new URL('../corpus/', import.meta.url));
   let drawn = 0;
   for (const name of readdirSync(corpus).filter((f) => f.endsWith('.jsonl'))) {

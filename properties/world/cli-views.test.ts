@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runWorld } from '../../model/world/property.js';
 import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
-import { SIMPLE_BEGIN, SIMPLE_END } from '../../src/diagram.js';
-import { parseWorldString, subjectOf } from '../../src/world-string.js';
+import { SIMPLE_BEGIN, SIMPLE_END } from '../../src/docs-gen/diagram.js';
+import { parseWorldString, subjectOf } from '../../src/explore/world-string.js';
 import { runCli as run } from '../support/cli.js';
 
 /** The timeline part of a scenario's output (between `timeline:` and `claims:`). */

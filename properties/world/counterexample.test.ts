@@ -13,7 +13,7 @@ import {
 import { parseConfig } from '../../model/world/config.js';
 import { worldProperty } from '../../model/world/property.js';
 import { explore } from '../../src/explore/explore.js';
-import { parseCommands } from '../../src/world-string.js';
+import { parseCommands } from '../../src/explore/world-string.js';
 import { SEED } from './helpers.js';
 
 describe('counterexamples', () => {

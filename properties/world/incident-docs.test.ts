@@ -7,9 +7,9 @@ import {
   INCIDENT_END,
   incidentBlock,
   scenarioDiagram,
-} from '../../src/incident-diagrams.js';
-import { findBlock } from '../../src/marked-block.js';
-import { subjectOf } from '../../src/world-string.js';
+} from '../../src/docs-gen/incident-diagrams.js';
+import { findBlock } from '../../model/marked-block.js';
+import { subjectOf } from '../../src/explore/world-string.js';
 
 test('docs/incident.md holds the incident diagrams the world records (npm run docs:incident)', async () => {
   const doc = await readFile(new URL('../../docs/incident.md', import.meta.url), 'utf8');

@@ -16,7 +16,7 @@ import { DEFAULT_CONFIG } from '../../model/world/config.js';
 import { ERA_2026_STATUS } from '../../model/world/policies.js';
 import { runWorld, toWorldCommands } from '../../model/world/property.js';
 import { brokenConditions } from '../../model/world/validity.js';
-import { formatCommands, parseCommands } from '../../src/world-string.js';
+import { formatCommands, parseCommands } from '../../src/explore/world-string.js';
 import { runs, SEED } from './helpers.js';
 
 const emit: WorldCommand = { kind: 'Emit', stream: 'tool' };

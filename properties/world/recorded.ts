@@ -8,7 +8,7 @@ import type { WorldCommand } from '../../model/world/commands.js';
 import type { WorldConfig } from '../../model/world/config.js';
 import { runWorld, toWorldCommands } from '../../model/world/property.js';
 import type { World } from '../../model/world/world.js';
-import { CLIENT_NAMES, subjectOf } from '../../src/world-string.js';
+import { CLIENT_NAMES, subjectOf } from '../../src/explore/world-string.js';
 
 /** One generated world: its spec, and the world run to its end with a timeline. */
 export interface Recorded {

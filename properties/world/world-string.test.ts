@@ -15,7 +15,7 @@ import {
   parseCommands,
   parseWorldString,
   subjectOf,
-} from '../../src/world-string.js';
+} from '../../src/explore/world-string.js';
 import { announceSeed } from '../support/seed.js';
 import { recordedArb } from './recorded.js';
 import { runs } from './helpers.js';

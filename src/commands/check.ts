@@ -4,8 +4,8 @@
  * machine, and compares with what the implementation decided.
  */
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
-import { corpusFallback } from '../corpus-path.js';
+import { parseCommandArgs, UsageError, type Command } from './cli-kit.js';
+import { corpusFallback } from '../docs-gen/corpus-path.js';
 import { TraceChecker } from '../trace/checker.js';
 import { compileIdPattern, TraceInputError } from '../trace/format.js';
 import { forEachLine, openTraceSource } from '../trace/read.js';

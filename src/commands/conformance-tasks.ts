@@ -1,11 +1,11 @@
 /**
  * `mcp-resumption conformance --binding mcp-tasks`: the task-stream scenarios
- * (src/conformance/task-scenarios.ts) against a server at `--url`, or against the built-in
+ * (src/conformance/scenarios/tasks.ts) against a server at `--url`, or against the built-in
  * reference server (`--reference`, or one of its mutants with `--reference-mutant NAME`) on a
  * loopback port of its own. Exit 0 when every scenario passes, 1 when one fails or cannot run.
  */
-import { intOption, UsageError, type CommandIO, type ParsedArgs } from '../cli-kit.js';
-import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance.js';
+import { intOption, UsageError, type CommandIO, type ParsedArgs } from './cli-kit.js';
+import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance-url.js';
 
 /** The options only the SSE scenarios have: refused under `--binding mcp-tasks`. */
 const SSE_ONLY = [
@@ -29,7 +29,7 @@ export async function runTaskConformance(values: ParsedArgs['values'], io: Comma
   }
   const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
   const { TASK_SCENARIO_NAMES, runTaskScenarios } =
-    await import('../conformance/task-scenarios.js');
+    await import('../conformance/scenarios/tasks.js');
   const { TASK_SERVER_MUTANTS, taskReferenceHandler } =
     await import('../conformance/task-reference.js');
   const url = str('url');

@@ -8,12 +8,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
-import type { ConformanceReport } from '../conformance/render.js';
-import type { ImplementationEntry } from '../conformance/matrix.js';
+import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
+import type { ConformanceReport } from '../conformance/rendering/render.js';
+import type { ImplementationEntry } from '../conformance/rows/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
 import { HOSTILE_ID_PATTERN } from '../conformance/hostile-server.js';
 import { CONTINUITY_ID_PATTERN } from '../runtime/continuity-store.js';
+import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance-url.js';
 
 const VERDICTS = CELL_VERDICTS;
 
@@ -43,26 +44,16 @@ export function traceFileName(implementation: string, scenario: string): string 
 }
 
 /** The `conformance` subcommand. */
-/** The options that describe a server given by `--url` (its name, hooks and ids). */
-export const URL_ONLY_OPTIONS = [
-  'name',
-  'restart-cmd',
-  'evict-cmd',
-  'hook-timeout',
-  'keepalive-ms',
-  'id-pattern',
-  'id-sequence',
-] as const;
-
 export const conformanceCommand: Command = {
   name: 'conformance',
   summary: 'run the resumption scenarios against MCP servers (built-in, your adapter, or a URL)',
+  worldConfigs: false,
   help: `Usage: mcp-resumption conformance [ROWS] [OPTIONS]
 
 Drives MCP Streamable HTTP implementations over loopback HTTP, injects faults (cut connections,
 restarts, evictions, stalls), reconnects with Last-Event-ID, and prints the matrix
-implementation × scenario. Each cell: the observed answer (status, what arrived against the
-ground truth) and a verdict:
+implementation × scenario. Each cell (one scenario run against one implementation): what was
+observed (the status, and what arrived against what the tool really sent) and a verdict:
   honored      replayed from cursor+1, nothing lost, nothing foreign
   rejected     a distinguishable non-200 answer (or, for a client, an error it was told about)
   silent loss  200, and messages never delivered (or out of order, or twice)
@@ -78,8 +69,9 @@ resume", and what needs no reconnect is judged as usual. A control call of --url
 count_status) that fails or is answered on the wrong request is "error: control channel". The
 harness never follows a redirect (the cell is an error naming its Location), and reads at most
 16 MiB of any body.
-Beside each cell, the trace oracle's classification of the recorded trace (format v1), and
-which one is wrong where they disagree. Each row shows the protocol version its server
+Beside each cell, the oracle: what the trace check (mcp-resumption check) concludes from the
+recorded trace, seeing only what a client sees; where the two disagree (marked †), the cell says
+which one is wrong. Each row shows the protocol version its server
 answered in initialize; the harness asks for --protocol-version and speaks what it is answered.
 
 Rows (one of):
@@ -265,7 +257,7 @@ Examples:
 
     let report: ConformanceReport;
     if (custom) {
-      const kit = await import('../conformance/custom.js');
+      const kit = await import('../conformance/rows/custom.js');
       const { scenarioNames } = kit;
       let entries;
       if (url !== undefined) {
@@ -310,7 +302,7 @@ Examples:
         ...(onCell ? { onCell } : {}),
       });
     } else {
-      const harness = await import('../conformance/report.js').catch((e: unknown) => {
+      const harness = await import('../conformance/rows/report.js').catch((e: unknown) => {
         throw new UsageError(
           `conformance: the built-in matrix needs the packages under test, which are not installed (${(e as Error).message.split('\n')[0]}); test your own server with --adapter or --url`,
         );
@@ -330,7 +322,7 @@ Examples:
       });
     }
 
-    const render = await import('../conformance/render.js');
+    const render = await import('../conformance/rendering/render.js');
     const junit = str('junit');
     if (junit !== undefined) {
       await writeFile(junit, render.renderJunit(report));
@@ -374,21 +366,6 @@ Examples:
     return report.failures.length > 0 ? 1 : 0;
   },
 };
-
-/**
- * Refuses a `--url` that is not loopback, or where nothing accepts connections (waited 2 s): a
- * mistake in the command (exit 2), not a row of error cells. Both bindings' `--url` use it.
- */
-export async function requireListeningUrl(url: string): Promise<void> {
-  const { checkLoopbackUrl, waitForPort } = await import('../conformance/adapters/url.js');
-  const problem = checkLoopbackUrl(url);
-  if (problem !== null) throw new UsageError(`conformance: ${problem}`);
-  try {
-    await waitForPort(Number(new URL(url).port), 2000);
-  } catch {
-    throw new UsageError(`conformance: nothing accepts connections at ${url} (waited 2 s)`);
-  }
-}
 
 /** The black-box row for `--url`, from the command's options. */
 async function urlEntry(
@@ -441,7 +418,7 @@ async function runClientConformance(
   io: { out: (t: string) => void; err: (t: string) => void },
 ): Promise<number> {
   const { HOSTILE_SCENARIOS } = await import('../conformance/hostile-server.js');
-  const kit = await import('../conformance/client-command.js');
+  const kit = await import('../conformance/rows/client-command.js');
   for (const k of ['url', 'adapter', ...URL_ONLY_OPTIONS, 'write', 'junit', 'traces']) {
     if (values[k] !== undefined) {
       throw new UsageError(`conformance: --${k} does not apply to --client-cmd (servers only)`);
@@ -470,7 +447,7 @@ async function runClientConformance(
   }
   const own = rows.length;
   if (values['sdk-clients']) {
-    const sdk = await import('../conformance/sdk-contract-client.js');
+    const sdk = await import('../conformance/rows/sdk-contract-client.js');
     rows.push(...sdk.sdkClientRows());
   }
   io.err(

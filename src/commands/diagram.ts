@@ -5,35 +5,16 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { clientMachine } from '../../model/client-machine.js';
 import { SEED_SCENARIOS } from '../../model/world/scenarios.js';
-import {
-  DIAGRAM_BEGIN,
-  DIAGRAM_END,
-  diagramBlock,
-  mermaidDiagram,
-  SIMPLE_BEGIN,
-  SIMPLE_END,
-  simpleDiagramBlock,
-} from '../diagram.js';
-import { incidentBlock, scenarioDiagram } from '../incident-diagrams.js';
-import { replaceBlock, type MarkedBlock } from '../marked-block.js';
-import { simpleDiagram } from '../simple-diagram.js';
-import { parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
-import { subjectOf, CLIENT_NAMES } from '../world-string.js';
+import { mermaidDiagram } from '../docs-gen/diagram.js';
+import { scenarioDiagram } from '../docs-gen/incident-diagrams.js';
+import { replaceGeneratedBlocks } from '../docs-gen/blocks.js';
+import { simpleDiagram } from '../docs-gen/simple-diagram.js';
+import { parseCommandArgs, UsageError, type Command } from './cli-kit.js';
+import { subjectOf, CLIENT_NAMES } from '../explore/world-string.js';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { streamTraceDiagram } from '../trace-diagram-stream.js';
-import { primerBlock } from '../primer-diagrams.js';
+import { streamTraceDiagram } from '../docs-gen/trace-diagram-stream.js';
 import { TraceInputError } from '../trace/format.js';
-import { corpusFallback } from '../corpus-path.js';
-
-/** Every generated block `--write` knows, in the order it fills them. */
-async function blocks(): Promise<MarkedBlock[]> {
-  return [
-    { begin: SIMPLE_BEGIN, end: SIMPLE_END, text: simpleDiagramBlock(clientMachine) },
-    { begin: DIAGRAM_BEGIN, end: DIAGRAM_END, text: diagramBlock(clientMachine) },
-    incidentBlock(),
-    await primerBlock(),
-  ];
-}
+import { corpusFallback } from '../docs-gen/corpus-path.js';
 
 /** The `diagram` subcommand. */
 /**
@@ -131,19 +112,13 @@ per transition.
       else io.out(mermaidDiagram(clientMachine) + '\n');
       return 0;
     }
-    let doc: string;
+    let text: string;
     try {
-      doc = await readFile(file, 'utf8');
+      text = await readFile(file, 'utf8');
     } catch {
       throw new UsageError(`diagram: cannot read ${file}`);
     }
-    let written = 0;
-    for (const block of await blocks()) {
-      const next = replaceBlock(doc, block);
-      if (next === null) continue;
-      doc = next;
-      written++;
-    }
+    const { doc, written } = await replaceGeneratedBlocks(text);
     if (written === 0) throw new UsageError(`diagram: ${file} has no generated diagram markers`);
     try {
       await writeFile(file, doc);

@@ -6,7 +6,7 @@ import { WORLD_KINDS, type WorldKind } from '../../model/world/arbitraries.js';
 import { isTaskPolicy, parseConfig } from '../../model/world/config.js';
 import { bindingOption } from './verify.js';
 import { mutantEntries } from '../../model/mutants/kill-table.js';
-import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
+import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
 import { explore, subjectFor } from '../explore/explore.js';
 import { SCENARIO_NAMES, tellScenario } from '../explore/scenario.js';
 import { formatExploreReport } from '../explore/report.js';

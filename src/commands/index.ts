@@ -2,7 +2,7 @@
  * The registry of subcommands. Each command lives in its own file beside this one; add it here
  * to make it reachable from the CLI. `DEFAULT_COMMAND` is what `npm start` runs.
  */
-import type { Command } from '../cli-kit.js';
+import type { Command } from './cli-kit.js';
 import { checkCommand } from './check.js';
 import { conformanceCommand } from './conformance.js';
 import { diagramCommand } from './diagram.js';

@@ -10,7 +10,7 @@ import {
   type CounterexampleOptions,
 } from '../../model/world/counterexample.js';
 import { playgroundLine } from '../explore/report.js';
-import { intOption, parseCommandArgs, UsageError, type Command } from '../cli-kit.js';
+import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
 
 const BEGIN = '<!-- kill-table:begin';
 const END = '<!-- kill-table:end -->';

@@ -9,7 +9,7 @@ import {
   UsageError,
   type Command,
   type CommandIO,
-} from '../cli-kit.js';
+} from './cli-kit.js';
 
 const HELP = `Usage: mcp-resumption serve --scenario NAME [--port P] [--for MS] [--json]
        mcp-resumption serve --list [--json]

@@ -6,7 +6,7 @@ import { clientMachine } from '../../model/client-machine.js';
 import { RULES, RULE_OF } from '../../model/rules.js';
 import { formatSeedVariants } from '../../model/seed-variants.js';
 import { listTransitions } from '../../model/transitions.js';
-import { parseCommandArgs, type Command } from '../cli-kit.js';
+import { parseCommandArgs, type Command } from './cli-kit.js';
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);

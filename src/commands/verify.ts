@@ -19,7 +19,7 @@ import { runWorld } from '../../model/world/property.js';
 import { formatTimeline } from '../../model/world/counterexample.js';
 import { describeCommand } from '../../model/world/commands.js';
 import { SCOPE_NAMES, scopeNamed, type Scope } from '../../model/verify/scope.js';
-import { parseCommandArgs, UsageError, type Command, type CommandIO } from '../cli-kit.js';
+import { parseCommandArgs, UsageError, type Command, type CommandIO } from './cli-kit.js';
 import { parseCommands } from '../verify/counterexample.js';
 import { writeManifest } from '../verify/manifest.js';
 import { writeVerifyDocs } from '../verify/docs.js';

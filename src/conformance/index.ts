@@ -19,21 +19,23 @@ export {
   type JudgedCell,
   type MatrixOptions,
   type OracleView,
-} from './matrix.js';
-export * from './scenarios.js';
+} from './rows/matrix.js';
+export * from './scenarios/index.js';
 export * from './tool.js';
 export * from './types.js';
-export * from './render.js';
-export { CallFollower, RecordingClient, TraceRecorder, decodeData } from './recorder.js';
-export type { Decoded, ReadStop } from './recorder.js';
-export { MAX_BODY_BYTES, SseStream, request } from './sse-client.js';
+export * from './rendering/render.js';
+export { RecordingClient, TraceRecorder, decodeData } from './recording/recorder.js';
+export { CallFollower } from './recording/call-follower.js';
+export type { Decoded } from './recording/recorder.js';
+export type { ReadStop } from './recording/call-follower.js';
+export { MAX_BODY_BYTES, SseStream, request } from './recording/sse-client.js';
 export {
   AdapterModuleError,
   loadAdapterModule,
   runCustomConformance,
   scenarioNames,
   type CustomConformanceOptions,
-} from './custom.js';
+} from './rows/custom.js';
 export { RemoteControl, RELEASE_TOOL, STATUS_TOOL, parseStatusText } from './remote-control.js';
 export {
   checkLoopbackUrl,
@@ -43,8 +45,8 @@ export {
   type HookRun,
   type UrlAdapterOptions,
 } from './adapters/url.js';
-export { PROTOCOL_VERSION, PROTOCOL_VERSIONS } from './recorder.js';
-export type { HttpAnswer, SseItem, SseRead, StreamLimits } from './sse-client.js';
+export { PROTOCOL_VERSION, PROTOCOL_VERSIONS } from './recording/recorder.js';
+export type { HttpAnswer, SseItem, SseRead, StreamLimits } from './recording/sse-client.js';
 export {
   serveFetch,
   type FetchHandler,
@@ -66,10 +68,10 @@ export {
   type ClientCommandRow,
   type ClientOutput,
   type ClientVerdict,
-} from './client-command.js';
+} from './rows/client-command.js';
 export {
   registerContractTools,
   type ContractToolsOptions,
   type ToolRegistrar,
 } from './contract-tools.js';
-export { sdkClientRows } from './sdk-contract-client.js';
+export { sdkClientRows } from './rows/sdk-contract-client.js';

@@ -4,7 +4,7 @@
  * themselves tool calls, `count_release` and `count_status`, made on a session of their own.
  * docs/conformance.md ("The test tool contract") states what the server must do.
  */
-import { RecordingClient } from './recorder.js';
+import { RecordingClient } from './recording/recorder.js';
 import { ControlChannelError, HarnessError, type HarnessControl, NoAnswerError } from './types.js';
 
 /** The tool that releases a hold (`{tag, index}`) or every hold of a call (`{tag}`). */

@@ -5,7 +5,7 @@ import {
   type Counterexample,
   type CounterexampleOptions,
 } from '../../model/world/counterexample.js';
-import { formatWorldString, namesOf } from '../world-string.js';
+import { formatWorldString, namesOf } from './world-string.js';
 import { formatConfig } from '../../model/world/config.js';
 import { formatSeedVariants } from '../../model/seed-variants.js';
 import { coverageOf, type ExploreReport } from './explore.js';

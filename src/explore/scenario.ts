@@ -1,7 +1,7 @@
 /** The seed's incident scenarios, run and told as a timeline with every claim's verdict. */
 import { CLAIMS } from '../../model/claims/index.js';
 import { timelineLines, type CounterexampleOptions } from '../../model/world/counterexample.js';
-import { formatWorldString, namesOf } from '../world-string.js';
+import { formatWorldString, namesOf } from './world-string.js';
 import { formatConfig } from '../../model/world/config.js';
 import { describeCommand } from '../../model/world/commands.js';
 import { runWorld, type Subject } from '../../model/world/property.js';

@@ -15,7 +15,7 @@ import {
   parseWorldString,
   WORLD_PREFIX,
   type WorldSpec,
-} from '../world-string.js';
+} from '../explore/world-string.js';
 
 /** A loaded world and what to call it. */
 export interface Loaded {

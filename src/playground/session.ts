@@ -7,7 +7,7 @@ import { WorldCmd } from '../../model/world/arbitraries.js';
 import { quiesce, type WorldCommand } from '../../model/world/commands.js';
 import type { TimelineEntry } from '../../model/world/timeline.js';
 import { createWorld, type World } from '../../model/world/world.js';
-import { subjectOf, type WorldSpec } from '../world-string.js';
+import { subjectOf, type WorldSpec } from '../explore/world-string.js';
 
 /** A session: the spec (set-up and every command), the epilogue, and the current step. */
 export interface Session {

@@ -14,7 +14,7 @@
  * properties/trace/common-lines.property.test.ts holds the two paths equal on generated lines,
  * and kills a pattern that lets a duplicate `id` through.
  */
-import type { TraceLine } from './format.js';
+import type { TraceLine } from './line.js';
 
 /** A JSON integer as `JSON.stringify` writes it: no leading zero, no fraction, no exponent. */
 const INT = '-?(?:0|[1-9]\\d{0,15})';

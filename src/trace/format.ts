@@ -9,6 +9,9 @@
 import type { Outcome } from '../../model/outcomes.js';
 import { OUTCOMES } from '../../model/outcomes.js';
 import { parseCommonLine } from './common-lines.js';
+import type { TimedTraceLine, TraceLine } from './line.js';
+
+export type { TimedTraceLine, TraceLine } from './line.js';
 
 /** Bad input in a trace: one line of text, naming the line (1-based). Exit status 2. */
 export class TraceInputError extends Error {
@@ -45,23 +48,6 @@ export const TRACE_LINE_TYPES = [
 
 /** The `type` of a trace line. */
 export type TraceLineType = (typeof TRACE_LINE_TYPES)[number];
-
-/** A parsed trace line. Field names follow the format; ids are already sequence numbers. */
-export type TraceLine =
-  | { type: 'open'; status: number; epoch?: string }
-  /** `id` absent: id-less data, delivered but never replayable (the `DATA` observation). */
-  | { type: 'event'; id?: number; stream?: string; response?: boolean }
-  | { type: 'keepalive' }
-  | { type: 'idle-timeout' }
-  | { type: 'disconnect' }
-  | { type: 'end' }
-  /** `cursor: null`: the client sent no `Last-Event-ID`. */
-  | { type: 'reconnect'; cursor: number | null; stream?: string }
-  | { type: 'response'; status: number; floor?: number; epoch?: string; durable?: boolean }
-  | { type: 'decision'; outcome: Outcome };
-
-/** A parsed trace line with its time stamp (`t`, ms), when one was read. */
-export type TimedTraceLine = TraceLine & { t?: number };
 
 /** Reads sequence numbers (and, optionally, stream names) out of opaque string ids. */
 export interface IdPattern {

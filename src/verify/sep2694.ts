@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { CLAIMS } from '../../model/claims/index.js';
 import { SCOPES, scopeConfigs } from '../../model/verify/scope.js';
 import type { PolicyName } from '../../model/world/config.js';
-import { replaceBlock, type MarkedBlock } from '../marked-block.js';
+import { replaceBlock, type MarkedBlock } from '../../model/marked-block.js';
 import {
   counterexampleOfBreak,
   formatVerifyCounterexample,

@@ -22,8 +22,8 @@ import { formatTimeline } from '../../../model/world/counterexample.js';
 import { formatTime } from '../../../model/world/clock.js';
 import { SEED_SCENARIOS } from '../../../model/world/scenarios.js';
 import { sequenceDiagram } from '../../../model/world/sequence-diagram.js';
-import { foldedList, simpleDiagram } from '../../simple-diagram.js';
-import { formatWorldString, MODEL_CLIENT, type WorldSpec } from '../../world-string.js';
+import { foldedList, simpleDiagram } from '../../docs-gen/simple-diagram.js';
+import { formatWorldString, MODEL_CLIENT, type WorldSpec } from '../../explore/world-string.js';
 import { loadText } from '../load.js';
 import { PRESETS } from '../presets.js';
 import {
@@ -40,7 +40,7 @@ import {
   worldAt,
   type Session,
 } from '../session.js';
-import { subjectOf } from '../../world-string.js';
+import { subjectOf } from '../../explore/world-string.js';
 import { serverFacts, timelineRows, viewOf, type WorldView } from '../view.js';
 import { wireTracePanel } from './trace-panel.js';
 

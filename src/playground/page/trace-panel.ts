@@ -14,7 +14,7 @@ import {
   renderSummary,
   wordsOf,
 } from '../../trace/render.js';
-import { diagramOf } from '../../trace-diagram.js';
+import { diagramOf } from '../../docs-gen/trace-diagram.js';
 import { TRACE_EXAMPLES } from '../trace-examples.js';
 
 /** What the panel needs from the page. */
