@@ -876,6 +876,20 @@ describe('what the guard holds and releases', () => {
   });
 });
 
+describe('duplicates in order are dropped wherever they come', () => {
+  test('on a fresh stream, and on a resume after its proof', async () => {
+    const s = setup();
+    expect(await s.follow(undefined, [event(0), event(0), event(1), event(1)])).toEqual({
+      handed: [0, 1],
+      error: null,
+    });
+    expect(await s.follow(1, [event(2), event(2), event(3), RESULT])).toEqual({
+      handed: [2, 3],
+      error: null,
+    });
+  });
+});
+
 describe('the proof budget, at its edges', () => {
   test('the successor at exactly the budget still proves the resume', async () => {
     vi.useFakeTimers({ now: 0 });
