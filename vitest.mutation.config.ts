@@ -40,6 +40,7 @@ const TASKS_FAST = [
   'properties/runtime/task-event-log-units.test.ts',
   'properties/runtime/task-guard-direct.test.ts',
   'properties/runtime/task-fail-closed.test.ts',
+  'properties/runtime/task-stream-fetch-release.test.ts',
   'properties/runtime/task-runtime-units.test.ts',
 ];
 
