@@ -890,6 +890,27 @@ describe('duplicates in order are dropped wherever they come', () => {
   });
 });
 
+describe('the guard follows the machine it is given', () => {
+  test('a machine whose floor check is off by one waits (delayed) on events_gone; the budget then fails it, and both decisions are reported', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const machine = MACHINE_MUTANTS.find((m) => m.name === 'off-by-one-floor')!.machine;
+    const s = setup({ machine, proofTimeoutMs: 100 });
+    await s.follow(undefined, [event(0)]);
+    // earliestSeq 2 after 0: the client machine fails it (seq 1 is gone); this one waits.
+    const r = await s.follow(0, [gone(2)]);
+    expect(r.error).not.toBeInstanceOf(StreamResumptionError);
+    expect(s.decisions.map((d) => [d.outcome, d.reason?.code])).toEqual([
+      ['delayed', 'floor-covers'],
+    ]);
+    expect(s.plain().at(-1)).toEqual({ type: 'decision', outcome: 'delayed' });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(s.failures).toEqual([]);
+    await vi.advanceTimersByTimeAsync(2);
+    expect(s.failures.map((e) => [e.outcome, e.code])).toEqual([['resumption-failed', 'unproven']]);
+    expect(s.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumption-failed']);
+  });
+});
+
 describe('the proof budget, at its edges', () => {
   test('the successor at exactly the budget still proves the resume', async () => {
     vi.useFakeTimers({ now: 0 });
