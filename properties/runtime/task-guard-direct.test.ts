@@ -950,6 +950,9 @@ describe('the proof budget, at its edges', () => {
     expect(r.handed).toEqual([]);
     expect(r.error).toBeInstanceOf(TaskStreamResumptionError);
     expect(s.plain().at(-1)).toEqual({ type: 'decision', outcome: 'resumption-failed' });
+    // Not sent: the trace has the opening call and the first poll only, and one failure.
+    expect(s.plain().filter((l) => l['type'] === 'tasks/stream')).toHaveLength(2);
+    expect(s.failures).toHaveLength(1);
   });
 
   test('a call again with the after of a proven resume starts a new episode', async () => {
@@ -974,7 +977,8 @@ describe('the accepts-skip mutant lets skips through, and nothing else', () => {
   test('after a skip it hands on the task’s fresh events only: no duplicate, no other task', async () => {
     const s = setup({}, 'accepts-skip');
     await s.follow(undefined, [event(0)]);
-    const r = await s.follow(0, [event(2), event(2, 'other'), event(1), event(3), RESULT]);
+    // The other task's seq 5 is fresh for this task's cursor: it is still not this task's.
+    const r = await s.follow(0, [event(2), event(5, 'other'), event(1), event(3), RESULT]);
     expect(r).toEqual({ handed: [2, 3], error: null });
   });
 
