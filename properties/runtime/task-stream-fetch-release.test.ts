@@ -91,6 +91,22 @@ describe('what a call releases', () => {
     expect(getEventListeners(outer.signal, 'abort')).toHaveLength(0);
   });
 
+  test("the caller's abort runs once: its listener is gone as soon as it fired", async () => {
+    const outer = new AbortController();
+    const f = fake([utf8(EVENT + EVENT)], { open: true });
+    const it = fetchTaskStream(
+      f.fetchFn,
+      'http://127.0.0.1/mcp',
+      { taskId: 't' },
+      { signal: outer.signal },
+    );
+    expect((await it.next()).done).toBe(false);
+    outer.abort(new Error('stop'));
+    expect(f.seen.signal?.aborted).toBe(true);
+    expect(getEventListeners(outer.signal, 'abort')).toHaveLength(0);
+    await it.return(undefined);
+  });
+
   test('a caller that leaves an event stream early cancels its body', async () => {
     const f = fake([utf8(EVENT + EVENT)], { open: true });
     const r = await collect(f.fetchFn, {}, 1);
