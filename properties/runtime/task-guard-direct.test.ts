@@ -27,6 +27,7 @@ import {
   mutantTaskGuard,
   type TaskGuardMutantName,
 } from '../../src/runtime-mutants/task-guard-mutants.js';
+import { clientMachine } from '../../model/client-machine.js';
 import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
 import { checkTrace } from '../../src/trace/check.js';
 import { announceSeed, runs } from '../support/seed.js';
@@ -891,6 +892,23 @@ describe('duplicates in order are dropped wherever they come', () => {
 });
 
 describe('the guard follows the machine it is given', () => {
+  test('a machine that fails the call itself (every cursor dropped): the resume fails before any answer is read, and the decision is reported', async () => {
+    const machine = clientMachine.provide({ guards: { cursorDropped: () => true } });
+    const s = setup({ machine });
+    await s.follow(undefined, [event(0)]);
+    const a = answer([event(1), RESULT]);
+    const r = await s.follow(0, a.iterable);
+    expect(r.handed).toEqual([]);
+    expect((r.error as TaskStreamResumptionError).code).toBe('cursor-dropped');
+    expect(s.decisions.map((d) => [d.outcome, d.reason?.code, d.after])).toEqual([
+      ['resumption-failed', 'cursor-dropped', 0],
+    ]);
+    expect(s.plain().slice(-2)).toEqual([
+      { type: 'tasks/stream', taskId: T, after: 0 },
+      { type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
   test('a machine whose floor check is off by one waits (delayed) on events_gone; the budget then fails it, and both decisions are reported', async () => {
     vi.useFakeTimers({ now: 0 });
     const machine = MACHINE_MUTANTS.find((m) => m.name === 'off-by-one-floor')!.machine;
