@@ -9,9 +9,11 @@ import process from 'node:process';
  * per file on the console, reports/mutation/index.html, and one JSON report per run in
  * reports/mutation/runs/ (merged by `npm run mutation:docs`).
  *
- * Task streams: `npm run mutation:tasks` mutates the `mcp-tasks` binding and the task runtime's
- * small files against the task suites (`MCPR_MUTATION_SUITE=tasks`: the binding's corpus and
- * property, the task log's contract, the fail-closed tests over loopback).
+ * Task streams: `npm run mutation:tasks` mutates the `mcp-tasks` binding and the task runtime
+ * (fetch, handler, errors, event log, the guard's track and decisions) against the task suites
+ * (`MCPR_MUTATION_SUITE=tasks`: the binding's corpus, property and field tests, the task log's
+ * contract and unit tests, the guard driven directly with a fake clock, the fail-closed tests
+ * over loopback). Run it a file at a time (`--mutate FILE`): docs/mutation.md, "Task streams".
  *
  * The runtime: `npm run mutation:runtime` mutates the guard's files against the runtime's
  * fast, network-free suites only (`MCPR_MUTATION_SUITE=runtime`, see vitest.mutation.config.ts:

@@ -27,16 +27,23 @@ const RUNTIME_FAST = [
 
 /**
  * `MCPR_MUTATION_SUITE=tasks` (`npm run mutation:tasks`): the task-stream suites for the task
- * runtime and the `mcp-tasks` binding: the binding's corpus and property, the task log's
- * contract, and the fail-closed tests of the fetch, the handler and the guard over loopback.
+ * runtime and the `mcp-tasks` binding: the binding's corpus, property and field-by-field
+ * tests, the task log's contract and unit tests, the guard driven directly (scripted answers,
+ * a fake clock: task-guard-direct.test.ts, in place of the loopback property of
+ * task-guard.test.ts, too slow per mutant), and the fail-closed tests of the fetch, the
+ * handler and the guard over loopback.
  */
 const TASKS_FAST = [
   'properties/trace/tasks-binding.test.ts',
+  'properties/trace/tasks-binding-input.test.ts',
   'properties/trace/tasks-binding.property.test.ts',
   'properties/trace/tasks-binding-words.test.ts',
   'properties/trace/corpus.test.ts',
   'properties/runtime/task-event-log.test.ts',
+  'properties/runtime/task-event-log-units.test.ts',
+  'properties/runtime/task-guard-direct.test.ts',
   'properties/runtime/task-fail-closed.test.ts',
+  'properties/runtime/task-stream-fetch-release.test.ts',
   'properties/runtime/task-runtime-units.test.ts',
 ];
 

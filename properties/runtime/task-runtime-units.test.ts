@@ -497,10 +497,13 @@ describe('fetchTaskStream: the request and each kind of answer', () => {
     expect(body.got).toStrictEqual([{ status: 200, message: { w: 'é€' } }]);
   });
 
-  test('a partial event of exactly maxEventBytes is within the bound; the default bound is 1 MiB', async () => {
-    const head = utf8('data: "' + 'y'.repeat(57)); // 64 bytes, no end of event yet
+  test('an event of exactly maxEventBytes split across chunks passes, one byte more does not; the default bound is 1 MiB', async () => {
+    // 62 bytes, no end of event yet, then its last line's 2: 64 before the blank line ends it.
+    const head = utf8('data: "' + 'y'.repeat(55));
     const r = await overFake(chunked([head, utf8('"\n\n')]), { maxEventBytes: 64 });
-    expect(r.got).toStrictEqual([{ status: 200, message: 'y'.repeat(57) }]);
+    expect(r.got).toStrictEqual([{ status: 200, message: 'y'.repeat(55) }]);
+    const over = await overFake(chunked([head, utf8('"\n\n')]), { maxEventBytes: 63 });
+    expect((over.error as TaskStreamLimitError).bytes).toBe(64);
     const big = await overFake(chunked([utf8('data: '), new Uint8Array((1 << 20) + 16).fill(120)]));
     expect(big.error).toBeInstanceOf(TaskStreamLimitError);
     expect((big.error as TaskStreamLimitError).bytes).toBe((1 << 20) + 22);

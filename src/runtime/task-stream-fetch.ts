@@ -39,6 +39,9 @@ export interface TaskStreamInit {
   maxBodyBytes?: number;
 }
 
+const LF = 0x0a;
+const CR = 0x0d;
+
 /** Default bound of one SSE event and of a body that is not an event stream. */
 export const DEFAULT_TASK_STREAM_BYTES = 1 << 20;
 
@@ -187,6 +190,11 @@ async function* eventStream(
     },
   });
   const decoder = new TextDecoder();
+  const feed = (piece: Uint8Array) => {
+    pending += piece.byteLength;
+    parser.feed(decoder.decode(piece, { stream: true }));
+    if (pending > max) throw new TaskStreamLimitError(taskId, after, 'maxEventBytes', pending);
+  };
   const reader = body.getReader();
   let answered = false;
   try {
@@ -198,9 +206,18 @@ async function* eventStream(
         throw broken(e);
       }
       if (chunk.done) break;
-      pending += chunk.value.byteLength;
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
-      if (pending > max) throw new TaskStreamLimitError(taskId, after, 'maxEventBytes', pending);
+      // Fed a line at a time: an event ending inside the chunk resets the count there, and the
+      // bytes after it (the next event's beginning) count toward the next event's bound. (A
+      // line end is one byte, never part of a UTF-8 character. After a lone CR the parser waits
+      // for the next byte, so such an event ends, and the count resets, one line later.)
+      const bytes = chunk.value;
+      let start = 0;
+      for (let i = 0; i < bytes.length; i++) {
+        if (bytes[i] !== LF && bytes[i] !== CR) continue;
+        feed(bytes.subarray(start, i + 1));
+        start = i + 1;
+      }
+      feed(bytes.subarray(start));
       while (queue.length > 0) {
         answered = true;
         yield queue.shift()!;
