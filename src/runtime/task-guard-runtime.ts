@@ -22,7 +22,6 @@ import {
   type ClientStateName,
 } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
-import type { ReasonCode } from '../../model/outcomes.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import type { StreamResumptionError } from '../reference.js';
 import { engineFor, type Engine, type MachineState } from '../trace/engine.js';
@@ -231,11 +230,8 @@ export class TaskGuardRuntime {
       const error = this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
       throw (
         error ??
-        guardFailure(
-          track,
-          track.episodeAfter,
+        new Error(
           `taskStreamGuard: task ${JSON.stringify(track.taskId)}: malformed message (${e.message}); stream given up`,
-          'break',
         )
       );
     }
@@ -372,20 +368,12 @@ export class TaskGuardRuntime {
           return;
         }
         if (next === 'budget') {
-          throw (
-            this.budgetRunsOut(track) ??
-            guardFailure(track, params.after ?? null, 'proof budget ran out', 'unproven')
-          );
+          throw this.budgetRunsOut(track) ?? new Error('proof budget ran out');
         }
         if (next === 'idle') {
           throw (
             this.broke(track, 'idle-timeout') ??
-            guardFailure(
-              track,
-              params.after ?? null,
-              `taskStreamGuard: no message for ${this.idleTimeoutMs} ms (idleTimeoutMs)`,
-              'unproven',
-            )
+            new Error(`taskStreamGuard: no message for ${this.idleTimeoutMs} ms (idleTimeoutMs)`)
           );
         }
         if (next.done) {
@@ -448,27 +436,7 @@ function answeredError(track: Track, params: TaskStreamParams, fact: WireFact): 
   const err = (fact['error'] ?? {}) as { code?: unknown; message?: unknown };
   const code = err.code === undefined ? '' : ` JSON-RPC error ${String(err.code)}`;
   const message = err.message === undefined ? '' : ` (${String(err.message)})`;
-  return guardFailure(
-    track,
-    params.after ?? null,
+  return new Error(
     `taskStreamGuard: task ${JSON.stringify(track.taskId)}, tasks/stream ${afterText(params.after)}: answered HTTP status ${String(fact['status'])}${code}${message}`,
-    'bad-status',
   );
-}
-
-/**
- * A failure the machine left undecided (an error answer, a malformed message, a bound of the
- * guard's own) still ends the stream with a {@link TaskStreamResumptionError} naming the task
- * and `after`, so one `catch` handles every way a task stream fails (fail closed); the message
- * is the guard's own sentence.
- */
-function guardFailure(
-  track: Track,
-  after: number | null,
-  message: string,
-  code: ReasonCode,
-): TaskStreamResumptionError {
-  const error = new TaskStreamResumptionError(track.taskId, after, message, code);
-  error.message = message;
-  return error;
 }
