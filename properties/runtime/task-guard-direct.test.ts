@@ -476,6 +476,19 @@ describe('failures, in the task words, and fail closed', () => {
     expect((await s.follow(undefined, [event(0)])).handed).toEqual([0]);
   });
 
+  test('a first call with after (a cursor kept by an earlier process) is judged: its successor is handed on, a skip fails', async () => {
+    const s = setup();
+    const r = await s.follow(3, [event(4), event(5), RESULT]);
+    expect(r.error).toBeNull();
+    expect(r.handed).toEqual([4, 5]);
+    expect(s.decisions.map((d) => [d.outcome, d.reason?.code])).toEqual([['resumed', 'successor']]);
+    const t = setup();
+    const skipped = await t.follow(3, [event(6), RESULT]);
+    expect(skipped.handed).toEqual([]);
+    expect(skipped.error).toBeInstanceOf(StreamResumptionError);
+    expect(t.failures.map((f) => f.code)).toEqual(['skip']);
+  });
+
   test('a malformed event is not handed on: the stream is given up, a resume fails', async () => {
     const s = setup();
     const r = await s.follow(undefined, [event(0), event('1'), event(1)]);
@@ -1037,11 +1050,10 @@ describe('property: the guard agrees with the oracle on its own trace, and never
         vi.useFakeTimers({ now: 0 });
         const s = setup({ proofTimeoutMs: 1_000 });
         let failure: unknown = null;
-        // The first call opens the task (a first call with after: see the report of issue 28).
-        for (const [i, c] of calls.entries()) {
+        // A first call may carry after (a cursor kept by an earlier process).
+        for (const c of calls) {
           const cursor = s.guard.cursor(T);
-          const after =
-            i === 0 || c.after === 'none' ? undefined : c.after === 'cursor' ? cursor : c.after;
+          const after = c.after === 'none' ? undefined : c.after === 'cursor' ? cursor : c.after;
           const a = answer(c.items, c.end === 'throw' ? new Error('reset') : undefined);
           const params = after === undefined ? { taskId: T } : { taskId: T, after };
           // NoSilentGap, from what the client holds: the seq after its `after` (without one,

@@ -281,6 +281,13 @@ export class TaskGuardRuntime {
       track.episodeAfter = after;
     }
     this.emit(track, { ...fact } as TaskTraceLine, t);
+    if (resume && stateOf(track.snapshot) === 'connecting') {
+      // A first call with `after`: a cursor the guard never saw (kept by an earlier process).
+      // The task's stream is taken as open, as the oracle takes it, so the machine judges the
+      // resume; left unopened, the machine ignored the call and every event after it, and the
+      // guard handed on nothing and raised nothing.
+      track.machine.step({ type: 'OPEN', status: 200, stream: track.taskId });
+    }
     for (const o of observations) {
       const e = this.decide(track, o, after);
       if (e) return e;
