@@ -622,6 +622,26 @@ describe('the proof budget and the idle bound', () => {
     expect((await t.follow(0, [event(1)])).error).toBe(t.failures[0]);
   });
 
+  test('polls without after from the same last seq are one episode, as the oracle counts them: the next new seq proves it (no false alarm)', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const s = setup({ proofTimeoutMs: 100 });
+    await s.follow(undefined, [event(0), event(1)]);
+    // Without after the receiver starts at its earliest event: 0 and 1 are duplicates.
+    expect(await s.follow(undefined, [event(0), event(1), RESULT])).toEqual({
+      handed: [],
+      error: null,
+    });
+    vi.setSystemTime(60);
+    expect(await s.follow(undefined, [event(0), event(1), event(2), RESULT])).toEqual({
+      handed: [2],
+      error: null,
+    });
+    expect(s.failures).toEqual([]);
+    expect(s.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+    const report = await checkTrace(s.lines(), { strict: true });
+    expect(report.reconnects.map((x) => x.verdict)).toEqual(['ok', 'ok']);
+  });
+
   test('a new call with another after closes the window of an unproven resume: it failed', async () => {
     vi.useFakeTimers({ now: 0 });
     const s = setup({ proofTimeoutMs: 1_000 });

@@ -121,6 +121,7 @@ export class TaskGuardRuntime {
       busy: false,
       episodeT: 0,
       episodeAfter: null,
+      episodeCursor: null,
       ignoring: false,
     };
     this.tracks.set(taskId, track);
@@ -257,7 +258,16 @@ export class TaskGuardRuntime {
   /** The call itself: a resume (RECONNECT), a poll of the episode, or a fresh stream (OPEN). */
   call(track: Track, after: number | null): StreamResumptionError | null {
     const t = this.now();
-    const sameCursor = after !== null && track.episodeAfter === after;
+    const fact: WireFact =
+      after === null
+        ? { type: 'tasks/stream', taskId: track.taskId }
+        : { type: 'tasks/stream', taskId: track.taskId, after };
+    // (The binding's reading of the call touches no machine state: it only says from which
+    // cursor the call resumes, which tells a poll of the episode from a new one.)
+    const observations = track.translator.translate(fact);
+    const reconnect = observations.find((o) => o.type === 'RECONNECT');
+    const cursor = reconnect?.type === 'RECONNECT' ? reconnect.cursor : null;
+    const sameCursor = cursor !== null && track.episodeCursor === cursor;
     const polling = stateOf(track.snapshot) === 'polling' && sameCursor;
     const keepsBudget = episodeGoesOn(track.snapshot) && sameCursor;
     if (polling && this.overBudget(track, t)) {
@@ -269,16 +279,12 @@ export class TaskGuardRuntime {
       const e = this.decide(track, { type: 'PROOF_TIMEOUT' }, track.episodeAfter);
       if (e) return e;
     }
-    const fact: WireFact =
-      after === null
-        ? { type: 'tasks/stream', taskId: track.taskId }
-        : { type: 'tasks/stream', taskId: track.taskId, after };
-    const observations = track.translator.translate(fact);
-    const resume = observations.some((o) => o.type === 'RECONNECT');
+    const resume = reconnect !== undefined;
     if (resume) {
       track.reconnected = true;
       if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
       track.episodeAfter = after;
+      track.episodeCursor = cursor;
     }
     this.emit(track, { ...fact } as TaskTraceLine, t);
     if (resume && stateOf(track.snapshot) === 'connecting') {
@@ -434,6 +440,7 @@ export class TaskGuardRuntime {
     track.failure = null;
     track.lastSeq = Math.max(track.lastSeq ?? -1, track.gone - 1);
     track.episodeAfter = null;
+    track.episodeCursor = null;
     return track.lastSeq;
   }
 }

@@ -27,6 +27,12 @@ export interface Track {
   episodeT: number;
   /** The `after` of the current episode: a poll sends it again. */
   episodeAfter: number | null;
+  /**
+   * The cursor the current episode's resume is judged from (the binding's: `after`, or without
+   * it the last seq known): a call from the same cursor is a poll of the episode, as the oracle
+   * counts it, whether or not it repeats `after`.
+   */
+  episodeCursor: number | null;
   budget?: NodeJS.Timeout;
   /** Wakes the follow in progress when the budget runs out. */
   onBudget?: () => void;
