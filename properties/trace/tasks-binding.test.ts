@@ -465,7 +465,7 @@ describe("the binding's words and the first stream", () => {
    * earliestSeq and the task id.
    */
   const SSE_ONLY =
-    /Last-Event-ID|\bids?\b|cursor -1|cursor\s+-?\d|[A-Z]+_[A-Z]+|\b(?:DISCONNECT|RECONNECT|KEEPALIVE|RESPONSE|EVENT|OPEN|END)\b|status=|replay floor|\b(\d+)\.\.\1 are lost/;
+    /Last-Event-ID|\bids?\b|cursor -1|cursor\s+-?\d|after -\d|same after|[A-Z]+_[A-Z]+|\b(?:DISCONNECT|RECONNECT|KEEPALIVE|RESPONSE|EVENT|OPEN|END)\b|status=|replay floor|\b(\d+)\.\.\1 are lost/;
 
   it('no text or --json report on a task trace says an SSE-only word (the whole output, not only reasons)', async () => {
     const names = readdirSync(CORPUS)
@@ -492,6 +492,8 @@ describe("the binding's words and the first stream", () => {
       'but the last id received was 5',
       'no new event proved continuity after seq 5 before PROOF_TIMEOUT',
       'after 5 below earliestSeq 7 (events_gone); seq 6..6 are lost',
+      '[poll 2 of 2 with after -1: one episode, reconnects from line 4 to line 6]',
+      'polled again with the same after: ok',
     ]) {
       expect(old).toMatch(SSE_ONLY);
     }

@@ -610,20 +610,20 @@ export class TraceChecker {
     }
     const n = cur.polls.length;
     const lastLine = cur.polls[n - 1]!.line;
-    const cursorWord = this.binding.name === 'mcp-tasks' ? 'after' : 'cursor';
+    const tasks = this.binding.name === 'mcp-tasks';
     cur.polls.forEach((poll, i) => {
       // Waiting on a poll that the episode went on from is what polling is: never a violation.
       const waited = i < n - 1 && poll.actual === 'delayed';
       const verdict = waited ? 'ok' : verdictOf(d.outcome, poll.actual);
       const reason = waited
-        ? `the implementation waited (delayed) on an empty poll and polled again with the same ${cursorWord}: ok; the episode is judged at its last reconnect (line ${lastLine}), where the oracle says ${d.outcome}: ${text}`
+        ? `the implementation waited (delayed) on an empty poll and polled again ${tasks ? 'from the same seq' : 'with the same cursor'}: ok; the episode is judged at its last reconnect (line ${lastLine}), where the oracle says ${d.outcome}: ${text}`
         : verdictText(verdict, d.outcome, poll.actual, text);
       // The episode is named by its first and last reconnect, not by every poll's line: a
       // listing in each of n reports would make the output (and the time) quadratic in n.
       const episode =
         n === 1
           ? ''
-          : ` [poll ${i + 1} of ${n} with ${cursorWord} ${poll.cursor}: one episode, reconnects from line ${first.line} to line ${lastLine}]`;
+          : ` [poll ${i + 1} of ${n} ${tasks ? pollOfTask(poll) : `with cursor ${String(poll.cursor)}`}: one episode, reconnects from line ${first.line} to line ${lastLine}]`;
       this.report(poll, d, verdict, reason + episode, { first: first.line, polls: n });
     });
     this.current = null;
@@ -658,4 +658,15 @@ export class TraceChecker {
     this.counts.verdicts[verdict]++;
     this.sink.reconnect?.(r);
   }
+}
+
+/**
+ * A task poll in the task's words: the `after` it sent, or, for a call without one, the seq it
+ * resumes from (never the internal cursor -1).
+ */
+function pollOfTask(poll: Poll): string {
+  if (poll.after !== undefined && poll.after !== null) return `with after ${poll.after}`;
+  return poll.cursor === null || poll.cursor < 0
+    ? "without after, from the task's start"
+    : `without after, from seq ${poll.cursor}`;
 }
