@@ -13,7 +13,7 @@ const COLUMNS = SCENARIOS.map((s) => s.name);
 
 /**
  * The observed matrix (issue 5; two-sessions and finished-while-away: issue 19). `silent loss*`:
- * at least once in three runs (it is random).
+ * at least once in three runs (it is random, or it depends on a timer under load).
  */
 const EXPECTED: Record<string, string> = {
   // within | eviction | restart | other-stream | other-session | burst | empty-twice | stall | stale
@@ -35,10 +35,13 @@ const EXPECTED: Record<string, string> = {
   'server-v2+continuity':
     'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored|honored|honored',
   // The same store slowed without its ReplayFence: the SDK transports' replay window.
+  // Its slow-store-replay loss needs the live event inside a 25 ms window that a timer opens:
+  // on a loaded machine (load 20 on 2 cores) the timer can fire after the window has closed,
+  // so the loss is asked of one of three runs.
   'sdk-v1+nofence':
-    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss|honored|honored',
+    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss*|honored|honored',
   'server-v2+nofence':
-    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss|honored|honored',
+    'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss*|honored|honored',
   'mcp-proxy':
     'honored|rejected|rejected|honored|rejected|honored|honored|n/a|rejected|n/a|honored|honored',
 };

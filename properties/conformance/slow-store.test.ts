@@ -180,6 +180,15 @@ describe('ReplayFence', () => {
 });
 
 const RUNS = Math.max(1, Number(process.env.MCPR_SLOW_STORE_RUNS ?? 4) || 4);
+
+/**
+ * The silence that ends a read of the resumed stream (the matrix's default is 400 ms). Under
+ * load (20 on 2 cores) the fenced store's stream once went 400 ms between two events: the read
+ * stopped, the messages after it counted as lost, and the oracle, rightly seeing contiguous
+ * ids, disagreed. A loss here is of a message that never comes, so a longer bound changes no
+ * verdict, only how long a lossy run waits.
+ */
+const SILENCE_MS = 2_000;
 const DELAYS = [0, 1, 5, 25] as const;
 
 interface Tally {
@@ -223,7 +232,7 @@ describe('slow-store-replay, measured', () => {
       for (const ms of DELAYS) {
         const cells: JudgedCell[] = [];
         for (let i = 0; i < RUNS; i++) {
-          const cell = await runCell(entry, slowStoreReplayScenario(ms));
+          const cell = await runCell(entry, slowStoreReplayScenario(ms), { idleMs: SILENCE_MS });
           const show = `${name} × slow-store-replay (${ms} ms): ${cell.verdict} (${cell.observed})`;
           const truth = cell.truth;
           expect(truth, show).toBeDefined();
