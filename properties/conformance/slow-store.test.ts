@@ -28,6 +28,7 @@ import {
   type EventStoreLike,
   type StoredMessage,
 } from '../../src/index.js';
+import { windowHeld } from './fixtures/held-window.js';
 
 const msg = (i: number): StoredMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -257,10 +258,16 @@ describe('slow-store-replay, measured', () => {
         // behind a ReplayFence there is none at any delay.
         if (ms === 0 || !name.endsWith('nofence')) expect(t.gaps, line(name, ms, t)).toBe(0);
         // Without the fence the window is a round trip wide: at 25 ms the unfenced store must
-        // lose (the kill). Not every run: on a loaded machine the live event can land after the
-        // resumed stream is registered, outside the window.
+        // lose a live write that lands in it (the kill). The timed runs above measure how often
+        // the scenario's timer lands it there; on a loaded machine (load 15-20) it missed in
+        // every run, so the kill places the write by events (fixtures/held-window.ts).
         if (ms >= 25 && name.endsWith('nofence')) {
-          expect(t.gaps, line(name, ms, t)).toBeGreaterThan(0);
+          const held = await runCell(windowHeld(entry), slowStoreReplayScenario(ms), {
+            idleMs: SILENCE_MS,
+          });
+          expect(held.verdict, `${name} × held window (${ms} ms): ${held.observed}`).toBe(
+            'silent loss',
+          );
         }
         report.push(line(name, ms, t));
       }
