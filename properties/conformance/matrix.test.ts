@@ -7,6 +7,7 @@ import { SERVER_IMPLEMENTATIONS } from '../../src/conformance/rows/implementatio
 import { runCell, type JudgedCell } from '../../src/conformance/rows/matrix.js';
 import { SCENARIOS } from '../../src/conformance/scenarios/index.js';
 import type { CellVerdict } from '../../src/conformance/types.js';
+import { windowHeld } from './fixtures/held-window.js';
 
 /** Columns, in SCENARIOS order. */
 const COLUMNS = SCENARIOS.map((s) => s.name);
@@ -35,6 +36,8 @@ const EXPECTED: Record<string, string> = {
   'server-v2+continuity':
     'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|honored|honored|honored',
   // The same store slowed without its ReplayFence: the SDK transports' replay window.
+  // Its slow-store-replay cell lands message 4 inside the replay window by events, not by the
+  // scenario's timer, which a loaded machine fires too late (fixtures/held-window.ts).
   'sdk-v1+nofence':
     'honored|rejected|rejected|honored|rejected|honored|honored|honored|honored|silent loss|honored|honored',
   'server-v2+nofence':
@@ -52,7 +55,8 @@ describe.each(SERVER_IMPLEMENTATIONS.map((e) => [e.name, e] as const))('%s', (na
   test.each(SCENARIOS.map((s, i) => [s.name, s, i] as const))('%s', async (_n, scenario, i) => {
     const want = row?.[i];
     expect(want, `no expectation for ${name} × ${COLUMNS[i]}`).toBeDefined();
-    let cell = await runCell(entry, scenario);
+    const held = name.endsWith('+nofence') && scenario.name === 'slow-store-replay';
+    let cell = await runCell(held ? windowHeld(entry) : entry, scenario);
     if (want?.includes(' or ')) {
       expect(want.split(' or '), show(cell)).toContain(cell.verdict);
     } else if (want === 'silent loss*') {

@@ -13,7 +13,9 @@ import {
   sepBlock,
   sepCounterexample,
   sepVerifyCommand,
+  shortestCounterexample,
 } from '../../src/verify/sep2694.js';
+import { formatVerifyCounterexample } from '../../src/verify/counterexample.js';
 
 const doc = readFileSync('docs/spec-changes.md', 'utf8');
 const review = doc.slice(doc.indexOf('## Review comments on SEP-2694'));
@@ -33,7 +35,8 @@ describe('the SEP-2694 changes and their counterexamples', () => {
       // Regenerate with `mcp-resumption verify --binding mcp-tasks --docs docs/spec-changes.md`.
       expect(findBlock(doc, block.begin, block.end)).toBe(block.text);
       expect(block.text).toContain(sepVerifyCommand(c));
-      expect(block.text).toMatch(/claim broken: \w+: /);
+      // A search's counterexample names its broken claim; a replay lists every claim's verdict.
+      expect(block.text).toMatch(/^claim broken: \w+: |^\w+: BROKEN: /m);
       // The block follows its change's diff: the counterexample is next to the text it motivates.
       const at = review.indexOf(block.begin);
       expect(review.lastIndexOf('```diff', at)).toBeGreaterThan(
@@ -42,6 +45,26 @@ describe('the SEP-2694 changes and their counterexamples', () => {
     },
     120_000,
   );
+
+  test('change 9 shows its own case: a skip after `after`, not a call without it (B11)', () => {
+    const change9 = SEP_2694_CHANGES.find((c) => c.id === 'first-new-seq-is-after-plus-one')!;
+    const block = sepBlock(change9).text;
+    // The client resumes with a cursor (tasks/stream with `after`: the world's RECONNECT n >= 1)
+    // and the event it then delivers skips what follows that cursor.
+    const resume = /machine <- RECONNECT (\d+) stream=tool/.exec(block);
+    expect(Number(resume?.[1])).toBeGreaterThanOrEqual(1);
+    const skip =
+      /NoUnprovenAcceptance: BROKEN: delivered event (\d+) right after (\d+): events (\d+)\.\.\d+ silently skipped/.exec(
+        block,
+      );
+    expect(skip?.[2]).toBe(resume?.[1]);
+    expect(Number(skip?.[3])).toBe(Number(resume?.[1]) + 1);
+    // Why a replay: the small scope's shortest counterexample is the call without `after`
+    // (RECONNECT 0, change 11's situation). When a scope reaches the case, a search can do.
+    const searched = shortestCounterexample(change9.client, [change9.policy]);
+    expect(searched?.cfg.N).toBe(2);
+    expect(formatVerifyCounterexample(searched!)).toMatch(/machine <- RECONNECT 0 stream=tool/);
+  }, 120_000);
 
   test('the model client breaks none of them: each counterexample is the mutant’s', () => {
     for (const c of SEP_2694_CHANGES)

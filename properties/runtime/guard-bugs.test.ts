@@ -131,7 +131,7 @@ describe.each(SDK_KINDS)('bugs 1-4 through the SDK %s client transport', (kind) 
             headers: SSE_HEADERS,
             steps: [
               { write: sse(1, note(1)) + sse(2, note(2)) + sse(3, note(3)) },
-              { wait: 600 },
+              { wait: 2_000 },
               { end: true },
             ],
           }
@@ -141,8 +141,11 @@ describe.each(SDK_KINDS)('bugs 1-4 through the SDK %s client transport', (kind) 
             steps: [{ wait: 50 }, { write: sse(4, note(4)) + sse(5, RESULT) }, { end: true }],
           },
     );
-    const { fetchFn, failures } = guarded({ proofTimeoutMs: 300 });
-    const got = await callThrough(kind, h.url, fetchFn, { quietMs: 1_500 });
+    // The reconnect comes 2 s after the POST, past a 1 s budget counted from the POST; the
+    // replay comes 50 ms behind its 200, well inside one counted from the reconnect. (600 ms and
+    // 300 ms left 250 ms for the replay's trip, which a loaded 2-core machine can spend.)
+    const { fetchFn, failures } = guarded({ proofTimeoutMs: 1_000 });
+    const got = await callThrough(kind, h.url, fetchFn, { quietMs: 4_000 });
     expect(failures).toEqual([]);
     expect(notesOf(got)).toEqual([1, 2, 3, 4]);
     expect(hasResult(got)).toBe(true);

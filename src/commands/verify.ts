@@ -6,7 +6,6 @@
  * (regenerate docs/verify.md's tables from a real run).
  */
 import {
-  formatConfig,
   parseConfig,
   policiesOf,
   POLICIES,
@@ -14,13 +13,9 @@ import {
   type PolicyName,
 } from '../../model/world/config.js';
 import { BINDING_NAMES } from '../../model/bindings/index.js';
-import { CLAIMS } from '../../model/claims/index.js';
-import { runWorld } from '../../model/world/property.js';
-import { formatTimeline } from '../../model/world/counterexample.js';
-import { describeCommand } from '../../model/world/commands.js';
 import { SCOPE_NAMES, scopeNamed, type Scope } from '../../model/verify/scope.js';
 import { parseCommandArgs, UsageError, type Command, type CommandIO } from './cli-kit.js';
-import { parseCommands } from '../verify/counterexample.js';
+import { formatReplay, parseCommands } from '../verify/counterexample.js';
 import { writeManifest } from '../verify/manifest.js';
 import { writeVerifyDocs } from '../verify/docs.js';
 import { writeSepDocs } from '../verify/sep2694.js';
@@ -67,23 +62,8 @@ function replay(
     ...clientSubject(client),
     ...(server !== undefined ? { policy: server as PolicyName } : {}),
   };
-  const w = runWorld(cfg, commands, subject, { record: true });
-  const lines = [
-    `replay (${commands.length} command(s))${client !== 'model' ? `, subject: ${client}` : ''}${server ? `, server runs ${server}` : ''}`,
-    `config: ${formatConfig(cfg)}`,
-    `commands: ${commands.map(describeCommand).join(', ') || '(none)'}`,
-    'timeline:',
-    ...formatTimeline(w, commands),
-  ];
-  let broken = 0;
-  for (const claim of CLAIMS) {
-    const v = claim.check(w);
-    if (!v.ok) broken++;
-    lines.push(
-      `${claim.name}: ${v.ok ? (v.applicable ? 'held' : `not applicable (${v.why})`) : `BROKEN: ${v.why}`}`,
-    );
-  }
-  io.out(lines.join('\n') + '\n');
+  const { text, broken } = formatReplay(cfg, commands, client, subject, server);
+  io.out(text + '\n');
   return broken > 0 ? 1 : 0;
 }
 

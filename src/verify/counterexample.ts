@@ -4,7 +4,7 @@
  * advancing once by the sum), the numbered timeline of the replayed world, the claim and why,
  * and a command that replays it.
  */
-import { claimNamed } from '../../model/claims/index.js';
+import { claimNamed, CLAIMS } from '../../model/claims/index.js';
 import type { ClaimName } from '../../model/claims/types.js';
 import { applyMove } from '../../model/verify/moves.js';
 import { describeCommand, type WorldCommand } from '../../model/world/commands.js';
@@ -122,4 +122,41 @@ export function formatVerifyCounterexample(cx: VerifyCounterexample): string {
     `  (${claim.text})`,
     `replay: ${verifyReplayCommand(cx)}`,
   ].join('\n');
+}
+
+/** What `verify --replay` prints for one run, and how many claims it broke. */
+export interface ReplayReport {
+  text: string;
+  broken: number;
+}
+
+/**
+ * `verify --replay`: `commands` run in a world of `cfg` by `subject` (named `client`; `server`:
+ * the policy the server really runs, when it differs from the declared one), its timeline and
+ * every claim's verdict.
+ */
+export function formatReplay(
+  cfg: WorldConfig,
+  commands: readonly WorldCommand[],
+  client: string,
+  subject: Subject,
+  server?: string,
+): ReplayReport {
+  const w = runWorld(cfg, commands, subject, { record: true });
+  const lines = [
+    `replay (${commands.length} command(s))${client !== 'model' ? `, subject: ${client}` : ''}${server ? `, server runs ${server}` : ''}`,
+    `config: ${formatConfig(cfg)}`,
+    `commands: ${commands.map(describeCommand).join(', ') || '(none)'}`,
+    'timeline:',
+    ...formatTimeline(w, commands),
+  ];
+  let broken = 0;
+  for (const claim of CLAIMS) {
+    const v = claim.check(w);
+    if (!v.ok) broken++;
+    lines.push(
+      `${claim.name}: ${v.ok ? (v.applicable ? 'held' : `not applicable (${v.why})`) : `BROKEN: ${v.why}`}`,
+    );
+  }
+  return { text: lines.join('\n'), broken };
 }
