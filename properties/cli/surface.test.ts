@@ -23,11 +23,25 @@ describe('CLI surface', () => {
     }
   });
 
-  test.each(COMMANDS.map((c) => c.name))('%s --help explains every config letter', async (name) => {
-    const r = await runCli([name, '--help']);
-    expect(r.code).toBe(0);
-    for (const key of Object.keys(CONFIG_FIELD_HELP))
-      expect(r.out, `${name} --help names ${key}`).toMatch(new RegExp(`^  ${key} +\\S`, 'm'));
+  // (A command that reads no world config, as conformance, prints no legend for it: D5.)
+  test.each(COMMANDS.filter((c) => c.worldConfigs !== false).map((c) => c.name))(
+    '%s --help explains every config letter',
+    async (name) => {
+      const r = await runCli([name, '--help']);
+      expect(r.code).toBe(0);
+      for (const key of Object.keys(CONFIG_FIELD_HELP))
+        expect(r.out, `${name} --help names ${key}`).toMatch(new RegExp(`^  ${key} +\\S`, 'm'));
+    },
+  );
+
+  test('a command that reads no world config keeps its --help free of the config legend', async () => {
+    const without = COMMANDS.filter((c) => c.worldConfigs === false).map((c) => c.name);
+    expect(without).toContain('conformance');
+    for (const name of without) {
+      const r = await runCli([name, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.out, name).not.toMatch(/^ {2}D +\S/m);
+    }
   });
 
   test('explore refuses --config with --kind instead of dropping the kind silently (D7)', async () => {
