@@ -6,6 +6,33 @@ import type { ClientContext } from './context.js';
 import type { Observation } from './observations.js';
 import type { Reason, ReasonCode } from './outcomes.js';
 
+/**
+ * The moment an observation marks, in words a reader of a report knows (the machine's event
+ * names, such as `PROOF_TIMEOUT`, stay out of the texts).
+ */
+export function momentOf(type: Observation['type']): string {
+  switch (type) {
+    case 'PROOF_TIMEOUT':
+      return 'the time allowed to prove the resume ran out';
+    case 'IDLE_TIMEOUT':
+      return 'the idle timeout';
+    case 'DISCONNECT':
+      return 'the connection broke';
+    case 'END':
+      return 'the server ended the stream';
+    case 'RECONNECT':
+      return 'the next reconnect';
+    case 'OPEN':
+      return 'a new stream opened';
+    default:
+      return `the next ${type.toLowerCase()}`;
+  }
+}
+
+/** A regex source matching exactly the texts {@link momentOf} gives (for bindings that reword). */
+export const MOMENT_SOURCE =
+  '(the time allowed to prove the resume ran out|the idle timeout|the connection broke|the server ended the stream|a new stream opened|the next [a-z_]+)';
+
 function cursorText(ctx: ClientContext): string {
   return ctx.cursor === null ? 'none' : String(ctx.cursor);
 }
@@ -40,7 +67,7 @@ export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): 
       };
     }
     case 'no-response':
-      return { code, text: `no response to the reconnect before ${ev.type}` };
+      return { code, text: `no response to the reconnect before ${momentOf(ev.type)}` };
     case 'session-gone':
       return {
         code,
@@ -93,11 +120,11 @@ export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): 
       if (ctx.floor !== null)
         return {
           code,
-          text: `declared replay floor ${ctx.floor} covers cursor ${cursorText(ctx)}, but no event came before ${ev.type}: delayed past the proof budget`,
+          text: `declared replay floor ${ctx.floor} covers cursor ${cursorText(ctx)}, but no event came before ${momentOf(ev.type)}: delayed past the proof budget`,
         };
       return {
         code,
-        text: `no event proved continuity from cursor ${cursorText(ctx)} before ${ev.type}; a 200 proves nothing`,
+        text: `no event proved continuity from cursor ${cursorText(ctx)} before ${momentOf(ev.type)}; a 200 proves nothing`,
       };
     case 'unproven-data':
       return {

@@ -38,6 +38,7 @@
  */
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
+import { MOMENT_SOURCE } from '../reasons.js';
 import { WireFactError, type Binding, type BindingTranslator, type WireFact } from './binding.js';
 
 /** The commit of modelcontextprotocol/modelcontextprotocol whose SEP-2694 text is modelled. */
@@ -395,7 +396,7 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   ],
   'no-response': [
     [
-      /^no response to the reconnect before (\w+)$/,
+      new RegExp(`^no response to the reconnect before ${MOMENT_SOURCE}$`),
       (o) => `no answer to tasks/stream (no event, result, error or keepalive) before ${moment(o)}`,
     ],
   ],
@@ -438,7 +439,9 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   ],
   unproven: [
     [
-      /^no event proved continuity from cursor (\S+) before (\w+); a 200 proves nothing$/,
+      new RegExp(
+        `^no event proved continuity from cursor (\\S+) before ${MOMENT_SOURCE}; a 200 proves nothing$`,
+      ),
       (c, o) =>
         `no new event proved continuity after ${afterWords(c)} before ${moment(o)}; an open tasks/stream proves nothing, and neither does a duplicate or a keepalive`,
     ],
@@ -464,18 +467,19 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   ],
 };
 
-/** The machine's event that closed a wait, in task words (no internal event name). */
-function moment(event: string): string {
-  switch (event) {
-    case 'PROOF_TIMEOUT':
-      return 'the proof budget ran out';
-    case 'IDLE_TIMEOUT':
-      return 'the idle timeout';
-    case 'DISCONNECT':
-      return 'the connection broke';
-    case 'END':
+/** The moment that closed a wait, as the machine's reason says it, in task words. */
+function moment(said: string): string {
+  // The machine's moment (model/reasons.ts momentOf) in the task's words.
+  switch (said) {
+    case 'the server ended the stream':
       return 'the receiver closed the stream';
+    case 'the time allowed to prove the resume ran out':
+      return 'the proof budget ran out';
+    case 'the idle timeout':
+    case 'the connection broke':
+      return said;
     default:
+      // The next reconnect, a new stream, or any other next observation: the next call.
       return 'the next tasks/stream call';
   }
 }

@@ -134,7 +134,12 @@ describe('reason texts, word for word', () => {
       { type: 'KEEPALIVE' },
       'no replay floor declared, yet KEEPALIVE taken as one covering cursor none; waiting without proof',
     ],
-    ['no-response', c, { type: 'DISCONNECT' }, 'no response to the reconnect before DISCONNECT'],
+    [
+      'no-response',
+      c,
+      { type: 'DISCONNECT' },
+      'no response to the reconnect before the connection broke',
+    ],
     ['session-gone', c, resp({ status: 410 }), 'session lost: status=410; re-initialize required'],
     ['session-gone', c, { type: 'END' }, 'session lost: status=?; re-initialize required'],
     ['bad-status', c, resp({ status: 503 }), 'unexpected reconnect status=503'],
@@ -197,7 +202,7 @@ describe('reason texts, word for word', () => {
       'unproven',
       c,
       { type: 'PROOF_TIMEOUT' },
-      'no event proved continuity from cursor 41 before PROOF_TIMEOUT; a 200 proves nothing',
+      'no event proved continuity from cursor 41 before the time allowed to prove the resume ran out; a 200 proves nothing',
     ],
     [
       'unproven-data',

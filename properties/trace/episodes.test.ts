@@ -151,7 +151,7 @@ describe('the proof budget', () => {
     ]);
     expect(late.reconnects[0]!.decidedAt).toBe(9);
     expect(late.reconnects[0]!.reason).toBe(
-      'no decision line; the oracle says resumption-failed: no event proved continuity from cursor 1 before PROOF_TIMEOUT; a 200 proves nothing (the proof budget of 5000 ms from line 4 ran out by line 9) [poll 1 of 2 with cursor 1: one episode, reconnects from line 4 to line 7]',
+      'no decision line; the oracle says resumption-failed: no event proved continuity from cursor 1 before the time allowed to prove the resume ran out; a 200 proves nothing (the proof budget of 5000 ms from line 4 ran out by line 9) [poll 1 of 2 with cursor 1: one episode, reconnects from line 4 to line 7]',
     );
   });
 

@@ -28,27 +28,27 @@ describe('taskPhrase: each machine reason in task words', () => {
     ],
     [
       'no-response',
-      'no response to the reconnect before PROOF_TIMEOUT',
+      'no response to the reconnect before the time allowed to prove the resume ran out',
       'no answer to tasks/stream (no event, result, error or keepalive) before the proof budget ran out',
     ],
     [
       'no-response',
-      'no response to the reconnect before IDLE_TIMEOUT',
+      'no response to the reconnect before the idle timeout',
       'no answer to tasks/stream (no event, result, error or keepalive) before the idle timeout',
     ],
     [
       'no-response',
-      'no response to the reconnect before DISCONNECT',
+      'no response to the reconnect before the connection broke',
       'no answer to tasks/stream (no event, result, error or keepalive) before the connection broke',
     ],
     [
       'no-response',
-      'no response to the reconnect before END',
+      'no response to the reconnect before the server ended the stream',
       'no answer to tasks/stream (no event, result, error or keepalive) before the receiver closed the stream',
     ],
     [
       'no-response',
-      'no response to the reconnect before RECONNECT',
+      'no response to the reconnect before the next reconnect',
       'no answer to tasks/stream (no event, result, error or keepalive) before the next tasks/stream call',
     ],
     [
@@ -88,12 +88,12 @@ describe('taskPhrase: each machine reason in task words', () => {
     ],
     [
       'unproven',
-      'no event proved continuity from cursor 5 before PROOF_TIMEOUT; a 200 proves nothing',
+      'no event proved continuity from cursor 5 before the time allowed to prove the resume ran out; a 200 proves nothing',
       'no new event proved continuity after seq 5 before the proof budget ran out; an open tasks/stream proves nothing, and neither does a duplicate or a keepalive',
     ],
     [
       'unproven',
-      'no event proved continuity from cursor -1 before END; a 200 proves nothing',
+      'no event proved continuity from cursor -1 before the server ended the stream; a 200 proves nothing',
       "no new event proved continuity after the task's start (seq 0 expected) before the receiver closed the stream; an open tasks/stream proves nothing, and neither does a duplicate or a keepalive",
     ],
     [

@@ -314,8 +314,7 @@ export const CLIENT_LEGEND: readonly string[] = [
   '  cursor       the Last-Event-ID the client sent when it reconnected',
   '  delivered    what the client handed to its application: "c1#4" is message 4 of call c1,',
   '               "c1:result" its result',
-  '  surfaced     the error the client reported; DISCONNECT and PROOF_TIMEOUT in it name the',
-  '               stream closing, and the time allowed to prove a resume running out',
+  '  surfaced     the error the client reported',
   '  server saw   what the hostile server recorded of the client (calls, reconnects, GETs)',
 ];
 
