@@ -45,6 +45,7 @@ const TASKS_FAST = [
   'properties/runtime/task-fail-closed.test.ts',
   'properties/runtime/task-stream-fetch-release.test.ts',
   'properties/runtime/task-runtime-units.test.ts',
+  'properties/runtime/task-stream-handler-async.test.ts',
 ];
 
 const suite = process.env.MCPR_MUTATION_SUITE;
