@@ -22,6 +22,7 @@ import {
   type GuardTraceLine,
 } from '../../src/runtime/index.js';
 import { REPLAY_ACK_METHOD } from '../../src/runtime/continuity-store.js';
+import { checkTrace } from '../../src/trace/check.js';
 import {
   GUARD_MUTANTS,
   mutantGuard,
@@ -167,7 +168,7 @@ describe('a first stream', () => {
       { stream: 1, type: 'open', status: 200 },
       { stream: 1, type: 'event', id: 1 },
       { stream: 1, type: 'event', id: 2 },
-      { stream: 1, type: 'event', id: 3 },
+      { stream: 1, type: 'event', id: 3, response: true },
       { stream: 1, type: 'end' },
     ]);
     expect(g.failures).toEqual([]);
@@ -247,7 +248,7 @@ describe('a first stream', () => {
     expect(g.trace).toEqual([
       { stream: 1, type: 'open', status: 200 },
       { stream: 1, type: 'keepalive' },
-      { stream: 1, type: 'event', id: 1 },
+      { stream: 1, type: 'event', id: 1, response: true },
       { stream: 1, type: 'end' },
     ]);
   });
@@ -319,7 +320,7 @@ describe('a resume (GET with Last-Event-ID)', () => {
       { stream: 1, type: 'response', status: 200 },
       { stream: 1, type: 'event', id: 4 },
       { stream: 1, type: 'decision', outcome: 'resumed' },
-      { stream: 1, type: 'event', id: 5 },
+      { stream: 1, type: 'event', id: 5, response: true },
       { stream: 1, type: 'end' },
     ]);
     expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
@@ -1477,7 +1478,7 @@ describe('more of the wire', () => {
       { stream: 1, type: 'event', id: 1, of: 'e-s1' },
       { stream: 1, type: 'event', id: 2, of: 'e-s1' },
       { stream: 1, type: 'reconnect', cursor: 2, of: 'e-s1' },
-      { stream: 1, type: 'event', id: 3, of: 'e-s1' },
+      { stream: 1, type: 'event', id: 3, of: 'e-s1', response: true },
     ]);
   });
 
@@ -2278,5 +2279,32 @@ describe('observe only, past the budget', () => {
     expect((await readAll(await g.get('3'))).error).toBeNull();
     expect(g.sent).toHaveLength(3);
     expect(g.trace.filter((l) => l.type === 'reconnect')).toHaveLength(2);
+  });
+});
+
+describe("the guard's trace marks the response", () => {
+  /** Two calls through one guard, each read to its end; the trace as JSON lines. */
+  async function traceOf(second: string): Promise<string[]> {
+    const lines: string[] = [];
+    const { fetch: f0 } = scriptedFetch((_s, n) =>
+      sseResponse(n === 0 ? ev(1) + ev(2, RESULT) : second),
+    );
+    const f = continuityGuard(f0, { onTrace: (line) => lines.push(JSON.stringify(line)) });
+    for (let i = 0; i < 2; i++) await readAll(await f(URL_, { method: 'POST', body: CALL }));
+    return lines;
+  }
+
+  test('check --strict tells a finished call from a dropped one on a guard trace', async () => {
+    // Both calls get their response: nothing dropped, and no note that responses are unmarked.
+    const finished = await checkTrace(await traceOf(ev(3) + ev(4, RESULT)), { strict: true });
+    expect(finished.summary.violations).toBe(0);
+    expect(finished.summary.notes).toBeUndefined();
+    // The second stream ends after id 3 without its response, and nothing reconnects: the
+    // oracle can say so only because the first call's response was marked.
+    const lines = await traceOf(ev(3));
+    expect(lines.filter((l) => l.includes('"response":true'))).toHaveLength(1);
+    const dropped = await checkTrace(lines, { strict: true });
+    expect(dropped.summary.dropped).toHaveLength(1);
+    expect(dropped.exitCode).toBe(1);
   });
 });

@@ -130,12 +130,16 @@ export class GuardBody {
     this.stop(this.track.failure); // (only set when enforcing)
   }
 
-  /** The response arrived: nothing more is owed, no reconnect can come for this stream. */
-  private responded(ev: EventSourceMessage): void {
+  /** Whether `ev` carries the call's JSON-RPC response (asked once per event, before it is judged). */
+  private carriesResponse(ev: EventSourceMessage): boolean {
     // (Only text that holds `"id"` can be a response: most events skip the JSON parse.)
-    if (this.idQuotes === 0 || !ev.data.includes('"id"')) return;
+    if (this.idQuotes === 0 || !ev.data.includes('"id"')) return false;
     this.idQuotes--;
-    if (!isResponseMessage(ev.data)) return;
+    return isResponseMessage(ev.data);
+  }
+
+  /** The response arrived: nothing more is owed, no reconnect can come for this stream. */
+  private responded(): void {
     this.track.completed = true;
     if (!this.track.plain) this.core.free(this.track);
   }
@@ -171,12 +175,14 @@ export class GuardBody {
     if (!ev.id) {
       // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6). It may
       // be the response itself (a 2026-07-28 server sends no ids).
-      this.stop(core.record(track, { type: 'event' }));
-      if (this.failure) return;
       // (The standalone stream stays followed until it ends: it reconnects without a cursor.)
-      if (!track.plain) this.responded(ev);
+      const response = !track.plain && this.carriesResponse(ev);
+      this.stop(core.record(track, response ? { type: 'event', response } : { type: 'event' }));
+      if (this.failure) return;
+      if (response) this.responded();
       return this.forward(ev);
     }
+    const response = this.carriesResponse(ev);
     const read = core.readId(ev.id);
     if (read === null) {
       if (track.reconnected && core.enforce) return this.unreadableId(ev.id);
@@ -186,14 +192,14 @@ export class GuardBody {
     } else {
       if (this.commentFirst) {
         this.commentFirst = false; // the mutant: this event is not judged
-        core.emit(track, eventLine(read.seq, read.stream));
+        core.emit(track, eventLine(read.seq, read.stream, response));
       } else {
-        this.stop(core.event(track, read.seq, read.stream));
+        this.stop(core.event(track, read.seq, read.stream, response));
       }
     }
     if (this.failure) return;
     core.remember(track, ev.id);
-    this.responded(ev);
+    if (response) this.responded();
     this.forward(ev);
   }
 

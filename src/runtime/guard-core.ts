@@ -302,10 +302,10 @@ export class GuardCore {
    * successor after the same pure cursor step, machine-track.ts), else {@link record}. Both
    * record the same line and leave the machine in the same state.
    */
-  event(track: Track, id: number, stream: string | undefined): StreamResumptionError | null {
-    if (!track.machine.successor(id, stream)) return this.record(track, eventLine(id, stream));
+  event(t: Track, id: number, stream?: string, response = false): StreamResumptionError | null {
+    if (!t.machine.successor(id, stream)) return this.record(t, eventLine(id, stream, response));
     // (A pure cursor step leaves a state without a budget, and decides nothing.)
-    if (this.options.onTrace !== undefined) this.emit(track, eventLine(id, stream), this.now());
+    if (this.options.onTrace) this.emit(t, eventLine(id, stream, response), this.now());
     return null;
   }
 

@@ -27,8 +27,15 @@ export function methodOf(input: Input, init?: RequestInit): string {
 export function eventLine(
   id: number,
   stream: string | undefined,
-): { type: 'event'; id: number; stream?: string } {
-  return stream ? { type: 'event', id, stream } : { type: 'event', id };
+  response = false,
+): { type: 'event'; id: number; stream?: string; response?: true } {
+  const line: { type: 'event'; id: number; stream?: string; response?: true } = stream
+    ? { type: 'event', id, stream }
+    : { type: 'event', id };
+  // `"response": true`: the event carries the call's JSON-RPC response, so that `check
+  // --strict` can tell a finished call from a dropped one.
+  if (response) line.response = true;
+  return line;
 }
 
 export function serialize(e: EventSourceMessage): string {
