@@ -11,27 +11,27 @@ import type { Reason, ReasonCode } from './outcomes.js';
  * names, such as `PROOF_TIMEOUT`, stay out of the texts).
  */
 export function momentOf(type: Observation['type']): string {
-  switch (type) {
-    case 'PROOF_TIMEOUT':
-      return 'the time allowed to prove the resume ran out';
-    case 'IDLE_TIMEOUT':
-      return 'the idle timeout';
-    case 'DISCONNECT':
-      return 'the connection broke';
-    case 'END':
-      return 'the server ended the stream';
-    case 'RECONNECT':
-      return 'the next reconnect';
-    case 'OPEN':
-      return 'a new stream opened';
-    default:
-      return `the next ${type.toLowerCase()}`;
-  }
+  return MOMENTS[type] ?? `the next ${type.toLowerCase()}`;
 }
 
-/** A regex source matching exactly the texts {@link momentOf} gives (for bindings that reword). */
-export const MOMENT_SOURCE =
-  '(the time allowed to prove the resume ran out|the idle timeout|the connection broke|the server ended the stream|a new stream opened|the next [a-z_]+)';
+/** The moments with words of their own; any other observation is "the next" one. */
+const MOMENTS: Partial<Record<Observation['type'], string>> = {
+  PROOF_TIMEOUT: 'the time allowed to prove the resume ran out',
+  IDLE_TIMEOUT: 'the idle timeout',
+  DISCONNECT: 'the connection broke',
+  END: 'the server ended the stream',
+  RECONNECT: 'the next reconnect',
+  OPEN: 'a new stream opened',
+};
+
+/**
+ * A regex source matching exactly the texts {@link momentOf} gives (for bindings that reword),
+ * built from the same table so the two cannot drift apart.
+ */
+export const MOMENT_SOURCE = `(${[
+  ...Object.values(MOMENTS).map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+  'the next [a-z_]+',
+].join('|')})`;
 
 function cursorText(ctx: ClientContext): string {
   return ctx.cursor === null ? 'none' : String(ctx.cursor);

@@ -38,7 +38,7 @@
  */
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
-import { MOMENT_SOURCE } from '../reasons.js';
+import { MOMENT_SOURCE, momentOf } from '../reasons.js';
 import { WireFactError, type Binding, type BindingTranslator, type WireFact } from './binding.js';
 
 /** The commit of modelcontextprotocol/modelcontextprotocol whose SEP-2694 text is modelled. */
@@ -470,18 +470,11 @@ const TASK_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
 /** The moment that closed a wait, as the machine's reason says it, in task words. */
 function moment(said: string): string {
   // The machine's moment (model/reasons.ts momentOf) in the task's words.
-  switch (said) {
-    case 'the server ended the stream':
-      return 'the receiver closed the stream';
-    case 'the time allowed to prove the resume ran out':
-      return 'the proof budget ran out';
-    case 'the idle timeout':
-    case 'the connection broke':
-      return said;
-    default:
-      // The next reconnect, a new stream, or any other next observation: the next call.
-      return 'the next tasks/stream call';
-  }
+  if (said === momentOf('END')) return 'the receiver closed the stream';
+  if (said === momentOf('PROOF_TIMEOUT')) return 'the proof budget ran out';
+  if (said === momentOf('IDLE_TIMEOUT') || said === momentOf('DISCONNECT')) return said;
+  // The next reconnect, a new stream, or any other next observation: the next call.
+  return 'the next tasks/stream call';
 }
 
 /** A cursor in task words: `-1` is a call from the task's start (no event seen). */
