@@ -1,8 +1,9 @@
 /**
  * fetchTaskStream releases what it holds: the body it stops reading is cancelled (over a bound,
  * or when the caller leaves early), the request is aborted once the answer is done, and the
- * caller's signal is left without the listener the call added. And the last event of a stream
- * whose end completes it only when the decoder is flushed is still delivered. The fetch is
+ * caller's signal is left without the listener the call added. And an event stream ends as
+ * SSE says: an event whose blank line is the body's last byte, a lone CR, is delivered, and an
+ * event whose blank line never came is not. The fetch is
  * in-process (no network): what the call does to the body and the signal is seen directly, as
  * the mutation suite (`npm run mutation:tasks`) needs.
  */
@@ -153,7 +154,7 @@ describe('the bound of one event holds across chunks', () => {
     const many = Array.from({ length: 20 }, (_, i) => `data: ${i}\r\r`).join('');
     const small = await collect(fake([utf8(many)]).fetchFn, { maxEventBytes: 20 });
     expect(small.error).toBeNull();
-    expect(small.got).toHaveLength(19); // the last waits for the byte after its lone CR
+    expect(small.got).toHaveLength(20); // the last too: its lone CR is the body's end
     const long = fake([
       utf8('data: 1\r\rdata: "' + 'y'.repeat(50)),
       utf8('y'.repeat(30) + '"\r\r'),
@@ -167,5 +168,77 @@ describe('the bound of one event holds across chunks', () => {
     const r = await collect(fake([utf8(many)]).fetchFn, { maxEventBytes: 16 });
     expect(r.error).toBeNull();
     expect(r.got).toHaveLength(50);
+  });
+});
+
+describe('how an event stream ends', () => {
+  // A lone CR ends a line (SSE: "a single CR not followed by LF"), but the parser waits for the
+  // byte after it, which could be the LF of a CRLF. At the end of the body no byte is coming:
+  // an event whose blank line is that last CR is complete and is delivered. An event whose
+  // blank line never came is discarded, as the SSE spec says of pending data at the end.
+  test('an event ended by the last byte of the body, a lone CR, is delivered', async () => {
+    const r = await collect(fake([utf8('data: 1\r\r')]).fetchFn);
+    expect(r).toStrictEqual({ got: [{ status: 200, message: 1 }], error: null });
+    // Twenty such events in one chunk: all twenty, the last included.
+    const many = Array.from({ length: 20 }, (_, i) => `data: ${i}\r\r`).join('');
+    const all = await collect(fake([utf8(many)]).fetchFn, { maxEventBytes: 20 });
+    expect(all.got.map((g) => g.message)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // The CR in one chunk, then an empty chunk: still the last byte of the body.
+    const split = await collect(fake([utf8('data: 2\r\r'), new Uint8Array(0)]).fetchFn);
+    expect(split.got).toStrictEqual([{ status: 200, message: 2 }]);
+  });
+
+  test('an event whose blank line never came is discarded, however its last line ended', async () => {
+    for (const tail of ['data: 1', 'data: 1\n', 'data: 1\r\n', 'data: 1\r']) {
+      const r = await collect(fake([utf8('data: 0\n\n' + tail)]).fetchFn);
+      expect(r, JSON.stringify(tail)).toStrictEqual({
+        got: [{ status: 200, message: 0 }],
+        error: null,
+      });
+    }
+  });
+
+  // After a lone CR the parser holds the event until a chunk with a line end comes: a body
+  // that ends with an incomplete line after the CR (here the first byte of a UTF-8 character)
+  // ends no line of its own, but the CR before it still ended the event.
+  test('an event ended by a lone CR before an incomplete last line is delivered, and counts as an answer under a refusal', async () => {
+    for (const cut of [
+      new Uint8Array([...utf8('data: 1\r\r'), 0xe2]),
+      utf8('data: 1\r\rdata: 5'),
+      utf8('data: 1\r\rdata: 5\r'),
+    ]) {
+      expect(await collect(fake([cut]).fetchFn)).toStrictEqual({
+        got: [{ status: 200, message: 1 }],
+        error: null,
+      });
+    }
+    const refusal = new Uint8Array([...utf8('data: {"error":{"code":7}}\r\r'), 0xe2]);
+    expect(await collect(fake([refusal], { status: 500 }).fetchFn)).toStrictEqual({
+      got: [{ status: 500, message: { error: { code: 7 } } }],
+      error: null,
+    });
+  });
+
+  test('an answer without a content type is no event stream: its body is one JSON message or none', async () => {
+    const untyped = (text: string) =>
+      ((_url: unknown, _init: RequestInit) => {
+        const body = new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(utf8(text));
+            c.close();
+          },
+        });
+        const response = new Response(body, { status: 200 });
+        expect(response.headers.get('content-type')).toBeNull();
+        return Promise.resolve(response);
+      }) as unknown as typeof fetch;
+    expect(await collect(untyped('{"id":1,"result":{}}'))).toStrictEqual({
+      got: [{ status: 200, message: { id: 1, result: {} } }],
+      error: null,
+    });
+    expect(await collect(untyped('data: 1\n\n'))).toStrictEqual({
+      got: [{ status: 200 }],
+      error: null,
+    });
   });
 });

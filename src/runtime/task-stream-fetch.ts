@@ -45,11 +45,12 @@ const CR = 0x0d;
 /** Default bound of one SSE event and of a body that is not an event stream. */
 export const DEFAULT_TASK_STREAM_BYTES = 1 << 20;
 
+/** The JSON value of `text`; nothing (undefined) for a text that is not JSON, blank included. */
 function parse(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    // Not JSON: no message.
   }
 }
 
@@ -138,21 +139,24 @@ export async function* fetchTaskStream(
       yield { status };
       return;
     }
-    const type = response.headers.get('content-type') ?? '';
+    // No content type (null, as the text "null") is no event stream either.
+    const type = String(response.headers.get('content-type'));
     if (!/^\s*text\/event-stream\s*(;|$)/i.test(type) || !response.body) {
-      let text = '';
+      let message: unknown;
       try {
         if (response.body) {
-          text = await boundedText(
-            response.body,
-            maxBody,
-            (bytes) => new TaskStreamLimitError(params.taskId, after, 'maxBodyBytes', bytes),
+          // A blank body, or one that is not JSON, parses to nothing: the status alone.
+          message = parse(
+            await boundedText(
+              response.body,
+              maxBody,
+              (bytes) => new TaskStreamLimitError(params.taskId, after, 'maxBodyBytes', bytes),
+            ),
           );
         }
       } catch (e) {
         throw broken(e);
       }
-      const message = text.trim() === '' ? undefined : parse(text);
       yield message === undefined ? { status } : { status, message };
       return;
     }
@@ -197,6 +201,8 @@ async function* eventStream(
   };
   const reader = body.getReader();
   let answered = false;
+  /** The last line end of the body so far (LF or CR; 0 before the first). */
+  let lastEnd = 0;
   try {
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -212,8 +218,9 @@ async function* eventStream(
       // for the next byte, so such an event ends, and the count resets, one line later.)
       const bytes = chunk.value;
       let start = 0;
-      for (let i = 0; i < bytes.length; i++) {
+      for (let i = 0; i !== bytes.length; i++) {
         if (bytes[i] !== LF && bytes[i] !== CR) continue;
+        lastEnd = bytes[i]!;
         feed(bytes.subarray(start, i + 1));
         start = i + 1;
       }
@@ -223,7 +230,13 @@ async function* eventStream(
         yield queue.shift()!;
       }
     }
-    parser.feed(decoder.decode());
+    // A lone CR ends a line ("a single CR not followed by LF"), but the parser holds the last
+    // one, waiting for the byte after it (an LF would make CRLF one line end). None is coming:
+    // an LF now makes it that one line end, so an event whose blank line was that CR is
+    // delivered. What came after the CR is an incomplete line: it ends no event (pending data
+    // is discarded at the end, as SSE says), and neither does anything the decoder still
+    // holds (at most a replacement character, no line end), so the decoder is not flushed.
+    if (lastEnd === CR) parser.feed('\n');
     while (queue.length > 0) {
       answered = true;
       yield queue.shift()!;
