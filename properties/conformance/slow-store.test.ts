@@ -28,7 +28,6 @@ import {
   type EventStoreLike,
   type StoredMessage,
 } from '../../src/index.js';
-import { windowHeld } from './fixtures/held-window.js';
 
 const msg = (i: number): StoredMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -233,7 +232,9 @@ describe('slow-store-replay, measured', () => {
       for (const ms of DELAYS) {
         const cells: JudgedCell[] = [];
         for (let i = 0; i < RUNS; i++) {
-          const cell = await runCell(entry, slowStoreReplayScenario(ms), { idleMs: SILENCE_MS });
+          const cell = await runCell(entry, slowStoreReplayScenario(ms, 'timed'), {
+            idleMs: SILENCE_MS,
+          });
           const show = `${name} × slow-store-replay (${ms} ms): ${cell.verdict} (${cell.observed})`;
           const truth = cell.truth;
           expect(truth, show).toBeDefined();
@@ -259,10 +260,10 @@ describe('slow-store-replay, measured', () => {
         if (ms === 0 || !name.endsWith('nofence')) expect(t.gaps, line(name, ms, t)).toBe(0);
         // Without the fence the window is a round trip wide: at 25 ms the unfenced store must
         // lose a live write that lands in it (the kill). The timed runs above measure how often
-        // the scenario's timer lands it there; on a loaded machine (load 15-20) it missed in
-        // every run, so the kill places the write by events (fixtures/held-window.ts).
+        // the timer lands it there; on a loaded machine (load 15-20) it missed in every run, so
+        // the kill uses the scenario's own placement, by events (held-window.test.ts).
         if (ms >= 25 && name.endsWith('nofence')) {
-          const held = await runCell(windowHeld(entry), slowStoreReplayScenario(ms), {
+          const held = await runCell(entry, slowStoreReplayScenario(ms), {
             idleMs: SILENCE_MS,
           });
           expect(held.verdict, `${name} × held window (${ms} ms): ${held.observed}`).toBe(

@@ -37,6 +37,7 @@ export {
   type CustomConformanceOptions,
 } from './rows/custom.js';
 export { RemoteControl, RELEASE_TOOL, STATUS_TOOL, parseStatusText } from './remote-control.js';
+export { ReplayPause } from './replay-window.js';
 export {
   checkLoopbackUrl,
   runHook,

@@ -21,7 +21,12 @@ export interface CountArgs {
   pad?: number;
   /** Pause before the result (ms). */
   pauseMs?: number;
-  /** Pause between messages (ms): 2 puts each in its own millisecond. */
+  /**
+   * Pause between messages (ms), and never two in one millisecond of `Date.now()`: after the
+   * pause the tool also waits for the clock to pass the millisecond the last message was stored
+   * in (a timer can fire early by the clock on a loaded machine), so a store whose ids are
+   * timestamps keeps them in order.
+   */
   gapMs?: number;
 }
 
@@ -63,6 +68,15 @@ export interface CountResult {
 }
 
 /**
+ * Resolves once `Date.now()` is past `since` (default: now), i.e. in a later millisecond: what
+ * is stored after it gets a later timestamp than what was stored before `since` was read.
+ * Waits in 1 ms timers, checking the clock after each (a timer alone can fire early by it).
+ */
+export async function nextMillisecond(since: number = Date.now()): Promise<void> {
+  while (Date.now() <= since) await new Promise((r) => setTimeout(r, 1));
+}
+
+/**
  * Runs the tool: holds where asked, emits each numbered notification through `notify` (which
  * resolves once the transport has stored and written it), reports it to `control`, then returns
  * the result.
@@ -75,15 +89,21 @@ export async function runCount(
 ): Promise<CountResult> {
   const holds = new Set(args.holds ?? []);
   const token = progressToken ?? `${args.tag}-progress`;
+  /** When the last message was stored and written (its store read the clock before this). */
+  let stored = 0;
   for (let i = 1; i <= args.n; i++) {
     if (holds.has(i)) await control.beforeEmit(args.tag, i);
-    if (args.gapMs && i > 1) await new Promise((r) => setTimeout(r, args.gapMs));
+    if (args.gapMs && i > 1) {
+      await new Promise((r) => setTimeout(r, args.gapMs));
+      await nextMillisecond(stored);
+    }
     await notify({
       progressToken: token,
       progress: i,
       total: args.n,
       message: messageText(args.tag, i, args.pad ?? 0),
     });
+    stored = Date.now();
     control.emitted(args.tag, i);
   }
   if (args.pauseMs) await new Promise((r) => setTimeout(r, args.pauseMs));

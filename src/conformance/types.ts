@@ -262,6 +262,14 @@ export interface StartOptions {
    * Only the SDK adapters honour it.
    */
   onReplayRead?: (lastEventId: string) => Promise<void>;
+  /**
+   * Called by a slowed store behind a `ReplayFence` each time the transport hands it an event,
+   * before the fence decides when to store it (with a replay in flight: once that replay has
+   * returned). With {@link onReplayRead} holding a replay, it tells `slow-store-replay` that
+   * message 4 reached the store inside the window: waiting for it to be stored would wait for
+   * the held replay. Only the SDK adapters honour it.
+   */
+  onFencedWrite?: () => void;
 }
 
 /**

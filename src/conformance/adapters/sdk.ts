@@ -64,7 +64,22 @@ function delayed(store: EventStoreLike, options: StartOptions): EventStoreLike {
  */
 function networked(store: EventStoreLike, options: StartOptions, fence: boolean): EventStoreLike {
   const slow = delayed(store, options);
-  return slow !== store && fence && options.replayFence !== false ? new ReplayFence(slow) : slow;
+  if (slow === store || !fence || options.replayFence === false) return slow;
+  const fenced = new ReplayFence(slow);
+  return options.onFencedWrite ? toldOfWrites(fenced, options.onFencedWrite) : fenced;
+}
+
+/** `store`, calling `told` each time it is handed an event, before `store` acts on it. */
+function toldOfWrites(store: EventStoreLike, told: () => void): EventStoreLike {
+  const get = store.getStreamIdForEventId?.bind(store);
+  return {
+    storeEvent: (streamId, message) => {
+      told();
+      return store.storeEvent(streamId, message);
+    },
+    replayEventsAfter: (lastEventId, sink) => store.replayEventsAfter(lastEventId, sink),
+    ...(get ? { getStreamIdForEventId: get } : {}),
+  };
 }
 
 const STORES: Record<StoreKind, StoreSpec> = {

@@ -34,7 +34,8 @@ import { HoldControl } from '../tool.js';
 import { describe as describeTruth, groundTruth, owed } from '../scenarios/truth.js';
 import { NoAnswerError, type CellVerdict, type Delivered } from '../types.js';
 import { packageVersion } from '../versions.js';
-import { FaultNetwork, ReplayPause } from './fault-network.js';
+import { FaultNetwork } from './fault-network.js';
+import { ReplayPause } from '../replay-window.js';
 import {
   CLIENT_CALL_TIMEOUT_MS,
   CLIENT_PROOF_BUDGET_MS,

@@ -1,32 +1,13 @@
 /**
- * The faults the client rows put between an SDK client and its server: a network that cuts a
- * call's stream where a scenario says and counts the GETs it sees, and a pause that holds a slowed
- * store's first replay after its read.
+ * The fault the client rows put between an SDK client and its server: a network that cuts a
+ * call's stream where a scenario says and counts the GETs it sees. (The pause that holds a
+ * slowed store's first replay after its read is `ReplayPause`, in ../replay-window.ts.)
  */
-import { NoAnswerError } from '../types.js';
+import { nextCall } from '../replay-window.js';
 
 export interface SeenGet {
   cursor: string | null;
   status: number | null;
-}
-
-/**
- * Resolves when the next callback pushed on `queue` is called; rejects with a
- * {@link NoAnswerError} saying `what` did not happen after `timeoutMs`.
- */
-export function nextCall(queue: (() => void)[], what: string, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const at = queue.indexOf(done);
-      if (at >= 0) queue.splice(at, 1);
-      reject(new NoAnswerError(`${what} in ${timeoutMs} ms`));
-    }, timeoutMs);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    queue.push(done);
-  });
 }
 
 /** The network under the client: records GETs, can hold reconnects until the gate opens. */
@@ -94,36 +75,3 @@ export class FaultNetwork {
     return res;
   };
 }
-
-/**
- * The first replay a slowed store reads, held between its read and its answer
- * (`StartOptions.onReplayRead`) until the scenario lets it go on: what the scenario does
- * meanwhile happens inside the window between the read and the registration of the resumed
- * stream, however loaded the machine.
- */
-export class ReplayPause {
-  private goOn: (() => void) | null = null;
-  private readonly readWaiters: (() => void)[] = [];
-
-  /** The store's hook: holds the first replay until {@link release}; later ones go on. */
-  readonly hook = (): Promise<void> => {
-    if (this.goOn) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.goOn = resolve;
-      for (const w of this.readWaiters.splice(0)) w();
-    });
-  };
-
-  /** Resolves once the store holds a replay it has read; NoAnswerError after `timeoutMs`. */
-  read(timeoutMs: number): Promise<void> {
-    if (this.goOn) return Promise.resolve();
-    return nextCall(this.readWaiters, 'the slowed store read no replay', timeoutMs);
-  }
-
-  /** Lets the held replay go on (its answer travels back, the stream is registered). */
-  release(): void {
-    this.goOn?.();
-  }
-}
-
-/** What a client scenario works with. */

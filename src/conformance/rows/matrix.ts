@@ -6,6 +6,7 @@ import { checkTrace } from '../../trace/check.js';
 import type { CheckReport } from '../../trace/report.js';
 import { PROTOCOL_VERSION, TraceRecorder } from '../recording/recorder.js';
 import { RELEASE_TOOL, RemoteControl, STATUS_TOOL } from '../remote-control.js';
+import { ReplayPause } from '../replay-window.js';
 import {
   NOT_RESUMABLE,
   SCENARIOS,
@@ -201,6 +202,7 @@ export async function runCell(
     return { ...base, verdict: 'n/a', observed: 'not run', reason: why, ms: 0 };
   }
   const hold = new HoldControl();
+  const replay = scenario.pauseReplay ? new ReplayPause() : undefined;
   const trace = new TraceRecorder(adapter.idCodec);
   // A server whose keepalive cannot be set runs with its own (declared) interval.
   const keepAliveMs = adapter.capabilities.keepalive
@@ -232,6 +234,7 @@ export async function runCell(
     clients: [],
     streams: [],
     watch: remote,
+    ...(replay ? { replay } : {}),
   };
   let cell: JudgedCell;
   let timer: NodeJS.Timeout | undefined;
@@ -251,6 +254,7 @@ export async function runCell(
       keepAliveMs,
       retention,
       ...(scenario.storeDelayMs !== undefined ? { storeDelayMs: scenario.storeDelayMs } : {}),
+      ...(replay ? { onReplayRead: replay.hook, onFencedWrite: replay.fencedWrite } : {}),
     });
     if (remote) {
       remoteControl = new RemoteControl(ctx.url, timeoutMs, protocolVersion);
@@ -339,6 +343,7 @@ export async function runCell(
       };
   } finally {
     clearTimeout(timer);
+    replay?.release();
     for (const s of ctx.streams) s.abort();
     await bounded(ctx.control.releaseAll(), timeoutMs);
     await bounded(hold.releaseAll(), timeoutMs);

@@ -6,7 +6,8 @@
 import { type CountArgs } from '../tool.js';
 import type { HoldControl } from '../tool.js';
 import { lacking, type ImplementationAdapter } from '../types.js';
-import type { FaultNetwork, ReplayPause } from '../rows/fault-network.js';
+import type { FaultNetwork } from '../rows/fault-network.js';
+import type { ReplayPause } from '../replay-window.js';
 
 export interface ClientContext {
   adapter: ImplementationAdapter;

@@ -5,6 +5,7 @@
 import type { RecordingClient, TraceRecorder } from '../recording/recorder.js';
 import type { CallFollower } from '../recording/call-follower.js';
 import type { SseStream } from '../recording/sse-client.js';
+import type { ReplayPause } from '../replay-window.js';
 import {
   NOT_RESUMABLE,
   type CellVerdict,
@@ -57,6 +58,12 @@ export interface ScenarioContext {
   watch?: boolean;
   /** The standalone streams opened for {@link watch}, with their session. */
   watchers?: Watcher[];
+  /**
+   * The slowed store's first replay, held after its read until the scenario lets it go on
+   * (present for a scenario with {@link Scenario.pauseReplay}; the adapter honours it when its
+   * store is slowed and it passes `StartOptions.onReplayRead` on).
+   */
+  replay?: ReplayPause;
 }
 
 /** A standalone GET stream the harness reads only to find messages that should not be there. */
@@ -94,6 +101,12 @@ export interface Scenario {
   title: string;
   /** Delay (ms) the adapter's event store adds to each operation in this scenario. */
   storeDelayMs?: number;
+  /**
+   * Hold the slowed store's first replay after its read (`StartOptions.onReplayRead`, and
+   * `StartOptions.onFencedWrite` for a store behind a fence) until the scenario releases it:
+   * {@link ScenarioContext.replay}.
+   */
+  pauseReplay?: boolean;
   /**
    * Its loss is wrong even without a cursor (after-restart: a 200 for a session the restarted
    * server cannot know): against a server whose events carry no ids it keeps its verdict

@@ -221,7 +221,8 @@ export async function cutAfterThree(ctx: ScenarioContext) {
 /**
  * Reconnects with `cursor` and reads the answer: records `reconnect`, then `response` (with the
  * floor of an in-band replay acknowledgment if the stream starts with one), then the stream,
- * until `until` holds or the stream ends or stays silent for `idleMs`.
+ * until `until` holds or the stream ends or stays silent for `idleMs`. `onAnswer` is called
+ * once the first GET has its answer (headers, an error or a timeout), before it is read.
  */
 export async function resume(
   ctx: ScenarioContext,
@@ -230,10 +231,12 @@ export async function resume(
   cursor: string | null,
   until: (d: Delivered[]) => boolean,
   sessionId?: string,
+  onAnswer?: () => void,
 ): Promise<{ rec: ReconnectObservationRecord; stream?: SseStream }> {
   const trace = follower.trace;
   trace.write({ type: 'reconnect', ...trace.cursorFields(cursor) });
   let answer = await client.get(cursor, sessionId ?? client.sessionId);
+  onAnswer?.();
   if (answer.kind === 'json' && answer.status === 409) {
     // The server still holds the old connection (it has not noticed the cut yet). A client
     // backs off and tries again, as the SDK's does; a second 409 stands (stale-connection).
