@@ -436,6 +436,44 @@ describe('fetchTaskStream: the request and each kind of answer', () => {
     }
   });
 
+  test("a caller's timeout ends a call that waits for headers or for the body's next bytes, with its own reason", async () => {
+    let stalls = 0;
+    const host = await serveFetch(async (request) => {
+      stalls += 1;
+      const body = (await request.json()) as { params: { taskId: string } };
+      if (body.params.taskId === 'no-headers') return new Promise<Response>(() => {});
+      // Headers and one event, then nothing: the body stays open.
+      return new Response(
+        new ReadableStream({
+          start(c) {
+            c.enqueue(new TextEncoder().encode('data: {"method":"m"}\n\n'));
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
+    });
+    try {
+      for (const taskId of ['no-headers', 'silent-body']) {
+        const got: TaskStreamItem[] = [];
+        const error = await (async () => {
+          for await (const item of fetchTaskStream(
+            fetch,
+            host.url,
+            { taskId },
+            { signal: AbortSignal.timeout(100) },
+          ))
+            got.push(item);
+        })().catch((e: unknown) => e);
+        expect((error as Error).name, taskId).toBe('TimeoutError');
+        expect(error, taskId).not.toBeInstanceOf(TaskStreamResumptionError);
+        expect(got.length, taskId).toBe(taskId === 'silent-body' ? 1 : 0);
+      }
+      expect(stalls).toBe(2);
+    } finally {
+      await host.close();
+    }
+  });
+
   test('a refused connection is a TaskStreamResumptionError with its cause', async () => {
     const host = await serveFetch(async () => new Response('{}'));
     const url = host.url;
