@@ -70,9 +70,10 @@ export const CLIENT_CALL_TIMEOUT_MS = 2 * CLIENT_PROOF_BUDGET_MS;
  *   stream); message 5 waits until the resumed GET is answered, i.e. the stream registered.
  *   No timer aims at the window: the cell is the same on a loaded machine. Needs a delay > 0
  *   (an unslowed store has no window to hold).
- * - `'timed'`: the tool is released `storeDelayMs / 2` after the resume GET left (the timing of
- *   the server scenario `slowStoreReplayScenario`), so message 4 lands in the window only when
- *   the timers keep to it; slow-store.test.ts measures how often it does at several delays.
+ * - `'timed'`: the tool is released `storeDelayMs / 2` after the resume GET left (the server
+ *   scenario `slowStoreReplayScenario`'s `'timed'` placement), so message 4 lands in the window
+ *   only when the timers keep to it; slow-store.test.ts measures how often it does at several
+ *   delays.
  */
 export function clientSlowStoreReplay(
   storeDelayMs: number,
