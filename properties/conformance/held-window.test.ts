@@ -124,7 +124,9 @@ describe('slow-store-replay under a stalled event loop', () => {
     async (name) => {
       const timed = await stalled(async () => {
         const verdicts: string[] = [];
-        for (let i = 0; i < 3; i++) {
+        // Up to 6 tries, stopping at the first miss: it is seen in the first try almost always
+        // (7 of 7 when this was written), and 6 tries keep a lucky timer from failing the test.
+        for (let i = 0; i < 6 && !verdicts.includes('honored'); i++) {
           verdicts.push((await runCell(row(name), slowStoreReplayScenario(25, 'timed'))).verdict);
         }
         return verdicts;
