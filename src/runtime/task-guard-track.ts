@@ -34,8 +34,8 @@ export interface Track {
    */
   episodeCursor: number | null;
   budget?: NodeJS.Timeout;
-  /** Wakes the follow in progress when the budget runs out. */
-  onBudget?: () => void;
+  /** Ends the follow in progress with the error the budget ran out with. */
+  giveUp?: (e: StreamResumptionError) => void;
   /** `accepts-skip` mutant: a skip was let through, later events follow it. */
   ignoring: boolean;
 }

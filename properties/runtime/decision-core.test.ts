@@ -1,0 +1,149 @@
+/**
+ * One decision core (issue 31, "a guard you can read"): the SSE guard (`GuardCore`) and the task
+ * guard (`TaskGuardRuntime`) are adapters on `DecisionCore` (src/runtime/decision-core.ts),
+ * which alone steps the machine, turns a step into decisions, keeps the clock and the trace,
+ * and runs the proof budget. Two checks hold that, each shown to fail on a guard that
+ * re-implements the decision path:
+ *
+ * - by structure: neither adapter (nor anything between it and the core) defines one of the
+ *   core's own methods, so there is no second copy to drift;
+ * - by behaviour: a failure raised through each guard's public entry (a skip on an SSE stream
+ *   read through `continuityGuard`, a break (seq 1 skipped) on a task stream read through `taskStreamGuard`) is
+ *   the error the core's `decide` returned, and `decide` ran on an instance of that adapter.
+ */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import type { Observation } from '../../model/observations.js';
+import { DecisionCore } from '../../src/runtime/decision-core.js';
+import { GuardCore } from '../../src/runtime/guard-core.js';
+import type { Track } from '../../src/runtime/guard-track.js';
+import {
+  continuityGuard,
+  StreamResumptionError,
+  taskStreamGuard,
+  type TaskStreamItem,
+} from '../../src/runtime/index.js';
+import { TaskGuardRuntime } from '../../src/runtime/task-guard-runtime.js';
+import { scriptedFetch, sseResponse } from './scripted-fetch.js';
+
+/** The core's own methods and accessors (its hooks for adapters excluded). */
+const CORE_OWN = Object.getOwnPropertyNames(DecisionCore.prototype).filter(
+  (name) => name !== 'constructor' && name !== 'beforeRunOut',
+);
+
+/**
+ * The core's methods a class defines again, on itself or on any class between it and the
+ * core; `['not a DecisionCore']` when the core is not among its ancestors.
+ */
+function redefined(cls: abstract new (...args: never[]) => unknown): string[] {
+  const found: string[] = [];
+  let proto: object | null = cls.prototype as object;
+  while (proto !== null && proto !== DecisionCore.prototype) {
+    for (const name of CORE_OWN) if (Object.hasOwn(proto, name)) found.push(name);
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return proto === null ? ['not a DecisionCore'] : found;
+}
+
+/** An SSE guard that decides by its own copy of the step (the duplication this test forbids). */
+class OwnDecideGuardCore extends GuardCore {
+  override decide(track: Track, o: Observation, why?: string): StreamResumptionError | null {
+    const before = track.snapshot.value;
+    const next = track.machine.step(o);
+    if (next.value === before || next.value !== 'resumptionFailed') return null;
+    return this.fail(track, new StreamResumptionError(why ?? 'own copy', 'break'));
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Runs `go`, returning what it threw and the classes `DecisionCore.decide` ran on. */
+async function throughCore(go: () => Promise<unknown>) {
+  const decide = vi.spyOn(DecisionCore.prototype, 'decide');
+  let thrown: unknown = null;
+  try {
+    await go();
+  } catch (e) {
+    thrown = e;
+  }
+  const on = new Set(decide.mock.contexts.map((c) => (c as object).constructor.name));
+  const returned = decide.mock.results.map((r) => r.value as unknown);
+  return { thrown, on, returned };
+}
+
+/** A task stream answered with seq 0, then seq 2 (seq 1 skipped). */
+function skippedTaskAnswer(): AsyncIterable<TaskStreamItem> {
+  const items: TaskStreamItem[] = [0, 2].map((seq) => ({
+    status: 200,
+    message: {
+      jsonrpc: '2.0',
+      method: 'notifications/tasks/event',
+      params: { taskId: 't', seq, type: 'step', payload: {} },
+    },
+  }));
+  return (async function* () {
+    yield* items;
+  })();
+}
+
+describe('both guards decide through the one decision core', () => {
+  test('neither adapter defines a method of the core again', () => {
+    expect(CORE_OWN).toEqual(
+      expect.arrayContaining(['decide', 'emit', 'now', 'budgetRunsOut', 'armBudget']),
+    );
+    expect(redefined(GuardCore)).toEqual([]);
+    expect(redefined(TaskGuardRuntime)).toEqual([]);
+  });
+
+  test('the structural check fails on an adapter with its own decide', () => {
+    expect(redefined(OwnDecideGuardCore)).toEqual(['decide']);
+    class Apart {
+      decide() {
+        return null;
+      }
+    }
+    expect(redefined(Apart)).toEqual(['not a DecisionCore']);
+  });
+
+  test("the SSE guard's failure is the core's decision", async () => {
+    const { fetch } = scriptedFetch(() => sseResponse('id: 1\ndata: a\n\nid: 3\ndata: c\n\n'));
+    const guarded = continuityGuard(fetch);
+    const run = await throughCore(async () => {
+      const res = await guarded('http://127.0.0.1:9/mcp', {
+        method: 'GET',
+        headers: { accept: 'text/event-stream' },
+      });
+      await res.text();
+    });
+    expect(run.thrown).toBeInstanceOf(StreamResumptionError);
+    expect(run.on).toEqual(new Set(['GuardCore']));
+    expect(run.returned).toContain(run.thrown);
+  });
+
+  test("the task guard's failure is the core's decision", async () => {
+    const guard = taskStreamGuard();
+    const run = await throughCore(async () => {
+      for await (const e of guard.follow({ taskId: 't' }, skippedTaskAnswer())) void e;
+    });
+    expect(run.thrown).toBeInstanceOf(StreamResumptionError);
+    expect((run.thrown as StreamResumptionError).code).toBe('break');
+    expect(run.on).toEqual(new Set(['TaskGuardRuntime']));
+    expect(run.returned).toContain(run.thrown);
+  });
+
+  test('the behavioural check fails on an adapter with its own decide', async () => {
+    const core = new OwnDecideGuardCore({}, undefined);
+    const run = await throughCore(() => {
+      const track = core.newTrack(null);
+      core.record(track, { type: 'open', status: 200 });
+      core.record(track, { type: 'event', id: 1 });
+      const e = core.record(track, { type: 'event', id: 3 });
+      return Promise.reject(e);
+    });
+    expect(run.thrown).toBeInstanceOf(StreamResumptionError);
+    // The failure came from the adapter's own copy: the core decided nothing.
+    expect(run.on).toEqual(new Set());
+    expect(run.returned).not.toContain(run.thrown);
+  });
+});
