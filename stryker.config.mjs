@@ -63,6 +63,8 @@ const config = {
     'src/commands/check.ts',
     'src/runtime/continuity-guard.ts',
     'src/runtime/guard-core.ts',
+    // The decision core both guards run on: `MCPR_MUTATION_SUITE=core` (both guards' fast suites).
+    'src/runtime/decision-core.ts',
     'src/runtime/guard-body.ts',
     'src/runtime/guard-requests.ts',
     'src/runtime/guard-wire.ts',

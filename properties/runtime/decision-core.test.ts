@@ -11,10 +11,13 @@
  *   read through `continuityGuard`, a break (seq 1 skipped) on a task stream read through `taskStreamGuard`) is
  *   the error the core's `decide` returned, and `decide` ran on an instance of that adapter.
  */
+import { assign } from 'xstate';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { clientMachine } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
 import { DecisionCore } from '../../src/runtime/decision-core.js';
 import { GuardCore } from '../../src/runtime/guard-core.js';
+import { MachineTrack } from '../../src/runtime/machine-track.js';
 import type { Track } from '../../src/runtime/guard-track.js';
 import {
   continuityGuard,
@@ -72,9 +75,9 @@ async function throughCore(go: () => Promise<unknown>) {
   return { thrown, on, returned };
 }
 
-/** A task stream answered with seq 0, then seq 2 (seq 1 skipped). */
-function skippedTaskAnswer(): AsyncIterable<TaskStreamItem> {
-  const items: TaskStreamItem[] = [0, 2].map((seq) => ({
+/** A task stream answered with the events `seqs` of task `t` (and nothing after them). */
+function taskAnswer(seqs: number[], result = false): AsyncIterable<TaskStreamItem> {
+  const items: TaskStreamItem[] = seqs.map((seq) => ({
     status: 200,
     message: {
       jsonrpc: '2.0',
@@ -82,10 +85,24 @@ function skippedTaskAnswer(): AsyncIterable<TaskStreamItem> {
       params: { taskId: 't', seq, type: 'step', payload: {} },
     },
   }));
+  if (result) items.push({ status: 200, message: { jsonrpc: '2.0', id: 1, result: {} } });
   return (async function* () {
     yield* items;
   })();
 }
+
+/** A task stream answered with seq 0, then seq 2 (seq 1 skipped). */
+const skippedTaskAnswer = () => taskAnswer([0, 2]);
+
+/** The client machine, but every escalation comes without a reason (a machine passed in). */
+const reasonless = clientMachine.provide({
+  actions: {
+    decide: assign((_: unknown, params: { outcome: string }) => ({
+      outcome: params.outcome,
+      reason: null,
+    })) as never,
+  },
+});
 
 describe('both guards decide through the one decision core', () => {
   test('neither adapter defines a method of the core again', () => {
@@ -145,5 +162,42 @@ describe('both guards decide through the one decision core', () => {
     // The failure came from the adapter's own copy: the core decided nothing.
     expect(run.on).toEqual(new Set());
     expect(run.returned).not.toContain(run.thrown);
+  });
+
+  test('the core takes the fast path for the successor: a long stream costs a few machine steps', async () => {
+    const step = vi.spyOn(MachineTrack.prototype, 'step');
+    const guard = taskStreamGuard();
+    const seqs = Array.from({ length: 200 }, (_, i) => i);
+    const handed: number[] = [];
+    for await (const e of guard.follow({ taskId: 't' }, taskAnswer(seqs, true))) handed.push(e.seq);
+    expect(handed).toEqual(seqs);
+    // The OPEN, the first two events (the second shows the pure cursor step), the result.
+    expect(step.mock.calls.length).toBeLessThan(10);
+  });
+
+  test('an escalation without a reason fails as unproven, in both guards', async () => {
+    const { fetch } = scriptedFetch(() => sseResponse('id: 1\ndata: a\n\nid: 3\ndata: c\n\n'));
+    const guarded = continuityGuard(fetch, { machine: reasonless });
+    const res = await guarded('http://127.0.0.1:9/mcp', {
+      method: 'GET',
+      headers: { accept: 'text/event-stream' },
+    });
+    const sse = await res.text().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(sse).toBeInstanceOf(StreamResumptionError);
+    expect((sse as StreamResumptionError).code).toBe('unproven');
+    expect((sse as StreamResumptionError).message).toBe('continuity cannot be proven');
+    const guard = taskStreamGuard({ machine: reasonless });
+    let task: unknown = null;
+    try {
+      for await (const e of guard.follow({ taskId: 't' }, skippedTaskAnswer())) void e;
+    } catch (e) {
+      task = e;
+    }
+    expect(task).toBeInstanceOf(StreamResumptionError);
+    expect((task as StreamResumptionError).code).toBe('unproven');
+    expect((task as StreamResumptionError).message).toContain('continuity cannot be proven');
   });
 });
