@@ -50,18 +50,18 @@ function rulesOf(mutant: TaskGuardMutantName | undefined): TasksRules {
   return SEP_2694_RULES;
 }
 
-/** What one wire fact came to: an escalation, an event handed on, a duplicate dropped. */
-interface Recorded {
-  error: StreamResumptionError | null;
-  accepted: boolean;
-  dropped: boolean;
-}
+/**
+ * What one wire fact came to: an escalation, or whether it was an event the machine accepted
+ * (`accepted`) or a duplicate the binding dropped (`dropped`, read by guard mutants only).
+ */
+type Recorded =
+  { error: StreamResumptionError } | { error: null; accepted: boolean; dropped: boolean };
 
 /** The next item of an answer, the failure the budget ran out with, or the idle bound. */
 type Next = IteratorResult<TaskStreamItem> | { ranOut: StreamResumptionError } | 'idle';
 
 /** The state and decisions of one `taskStreamGuard`: the task adapter on the decision core. */
-export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
+export class TaskGuardRuntime extends DecisionCore<Track, never> {
   readonly idleTimeoutMs: number;
   private readonly maxTasks: number;
   private readonly binding: Binding;
@@ -96,14 +96,14 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
       get snapshot() {
         return machine.snapshot;
       },
-      set snapshot(state) {
-        machine.snapshot = state;
-      },
       translator: this.binding.translator!(),
       lastSeq: undefined,
       failure: null,
       gone: null,
-      reconnected: false,
+      // Every decision the task guard reports is about a resume: a call's RECONNECT (its
+      // first call opens, and an open is judged by nothing), so its decision lines are
+      // always written.
+      reconnected: true,
       busy: false,
       episodeT: 0,
       episodeAfter: null,
@@ -118,30 +118,19 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
     return track;
   }
 
-  /** The task guard's decision report: the task, and the `after` the resume was judged from. */
-  protected reportDecision(
-    track: Track,
-    outcome: Outcome,
-    reason: Reason | null,
-    after: number | null | undefined,
-  ): void {
-    this.options.onDecision?.({
-      taskId: track.taskId,
-      outcome,
-      reason,
-      after: after === undefined ? track.episodeAfter : after,
-    });
+  /** The task guard's decision report: the task, and the `after` of the episode's resume. */
+  protected reportDecision(track: Track, outcome: Outcome, reason: Reason | null): void {
+    this.options.onDecision?.({ taskId: track.taskId, outcome, reason, after: track.episodeAfter });
   }
 
   /**
    * The task guard's error shaper, in the task's words: what the receiver said, or the
-   * machine's reason reworded, with the task and its `after` (default: the episode's).
+   * machine's reason reworded, with the task and the `after` of the episode's resume.
    */
   protected shapeFailure(
     track: Track,
     o: Observation,
     e: Escalation,
-    after: number | null | undefined,
   ): StreamResumptionError | null {
     if (this.mutant === 'accepts-skip' && e.code === 'skip') {
       track.ignoring = true;
@@ -149,7 +138,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
     }
     return new TaskStreamResumptionError(
       track.taskId,
-      after === undefined ? track.episodeAfter : after,
+      track.episodeAfter,
       (o as Observation & TaskNote).said ?? taskPhrase(e.code, e.text),
       e.code,
       e.outcome,
@@ -168,7 +157,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
   record(track: Track, fact: WireFact): Recorded {
     const t = this.now();
     const late = this.outOfBudget(track, t);
-    if (late) return { error: late, accepted: false, dropped: false };
+    if (late) return { error: late };
     let observations: Observation[];
     try {
       observations = track.translator.translate(fact);
@@ -176,7 +165,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
       if (!(e instanceof WireFactError)) throw e;
       // A malformed message is not passed on: the guard gives the stream up (a break).
       this.emit(track, { type: 'disconnect', malformed: e.message }, t);
-      const error = this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+      const error = this.decide(track, { type: 'DISCONNECT' });
       throw (
         error ??
         new Error(
@@ -186,21 +175,17 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
     }
     this.emit(track, { ...fact } as TaskTraceLine, t);
     for (const o of observations) {
-      const error = this.decide(track, o, track.episodeAfter);
+      const error = this.decide(track, o);
       if (error) {
         if (o.type === 'RESPONSE' && o.floor !== undefined) track.gone = goneOf(fact);
-        return { error, accepted: false, dropped: false };
+        return { error };
       }
     }
+    // (Only an event's observations end in EVENT, the event the machine took, or KEEPALIVE, a
+    // duplicate the binding dropped; a result's and an error's end in END or RESPONSE.)
     const last = observations[observations.length - 1];
-    const event = fact['type'] === 'tasks/event';
-    const accepted =
-      event &&
-      last?.type === 'EVENT' &&
-      last.id === fact['seq'] &&
-      ACCEPTING_STATES.includes(stateOf(track.snapshot));
-    const dropped = event && last?.type === 'KEEPALIVE';
-    return { error: null, accepted, dropped };
+    const accepted = last?.type === 'EVENT' && ACCEPTING_STATES.includes(stateOf(track.snapshot));
+    return { error: null, accepted, dropped: last?.type === 'KEEPALIVE' };
   }
 
   /** The call itself: a resume (RECONNECT), a poll of the episode, or a fresh stream (OPEN). */
@@ -215,20 +200,20 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
     const observations = track.translator.translate(fact);
     const reconnect = observations.find((o) => o.type === 'RECONNECT');
     const cursor = reconnect?.type === 'RECONNECT' ? reconnect.cursor : null;
-    const sameCursor = cursor !== null && track.episodeCursor === cursor;
-    const polling = stateOf(track.snapshot) === 'polling' && sameCursor;
-    const keepsBudget = episodeGoesOn(track.snapshot) && sameCursor;
+    // A call from the episode's cursor is a poll of it. (A call finds the track pending only
+    // between polls: every answer ends with a step out of the other pending states.)
+    const poll = track.episodeCursor === cursor;
+    const keepsBudget = episodeGoesOn(track.snapshot) && poll;
     // A poll past the budget is refused before it is judged; any other call closes the
     // judgement window of the one before (still unproven, it failed).
-    const e = polling ? this.outOfBudget(track, t) : this.closeWindow(track, track.episodeAfter);
+    const e = poll ? this.outOfBudget(track, t) : this.closeWindow(track);
     if (e) return e;
+    // (A task's first call, an OPEN, starts no episode: it has no cursor, and the fields below
+    // keep the values a new track has; the episode begins with the first resume.)
+    if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
+    track.episodeAfter = after;
+    track.episodeCursor = cursor;
     const resume = reconnect !== undefined;
-    if (resume) {
-      track.reconnected = true;
-      if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
-      track.episodeAfter = after;
-      track.episodeCursor = cursor;
-    }
     this.emit(track, { ...fact } as TaskTraceLine, t);
     if (resume && stateOf(track.snapshot) === 'connecting') {
       // A first call with `after`: a cursor the guard never saw (kept by an earlier process).
@@ -238,7 +223,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
       track.machine.step({ type: 'OPEN', status: 200, stream: track.taskId });
     }
     for (const o of observations) {
-      const e = this.decide(track, o, after);
+      const e = this.decide(track, o);
       if (e) return e;
     }
     if (resume) this.armBudget(track);
@@ -250,36 +235,37 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
     return new Promise<Next>((resolve, reject) => {
       track.giveUp = (ranOut) => resolve({ ranOut });
       const idle =
-        this.idleTimeoutMs > 0 ? setTimeout(() => resolve('idle'), this.idleTimeoutMs) : null;
+        this.idleTimeoutMs > 0 ? setTimeout(() => resolve('idle'), this.idleTimeoutMs) : undefined;
       it.next().then(
         (r) => {
-          if (idle) clearTimeout(idle);
+          clearTimeout(idle);
           resolve(r);
         },
         (e: unknown) => {
-          if (idle) clearTimeout(idle);
+          clearTimeout(idle);
           reject(e instanceof Error ? e : new Error(String(e)));
         },
       );
     }).finally(() => {
+      // (Releases the answer it would end: a budget that runs out between reads ends nothing.)
       track.giveUp = undefined;
     });
   }
 
-  /** The stream broke (a network error, an end without result, an idle bound, a budget). */
-  private broke(track: Track, line: 'disconnect' | 'idle-timeout'): StreamResumptionError | null {
-    if (line === 'idle-timeout') {
+  /** The stream broke (a network error, an end without result, the idle bound: `idle`). */
+  private broke(track: Track, idle = false): StreamResumptionError | null {
+    if (idle) {
       this.emit(track, { type: 'idle-timeout' });
-      const e = this.decide(track, { type: 'IDLE_TIMEOUT' }, track.episodeAfter);
+      const e = this.decide(track, { type: 'IDLE_TIMEOUT' });
       if (e) return e;
     }
     // A native line: the binding keeps it as it is (rule 1 before any answer to a resume).
     this.emit(track, { type: 'disconnect' });
-    return this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+    return this.decide(track, { type: 'DISCONNECT' });
   }
 
   /** Whether an event is handed on: accepted by the machine (or let through by a mutant). */
-  private handsOn(track: Track, fact: WireFact, r: Recorded): boolean {
+  private handsOn(track: Track, fact: WireFact, r: Extract<Recorded, { error: null }>): boolean {
     const own = fact['taskId'] === track.taskId;
     const seq = fact['seq'] as number;
     if (this.mutant === 'cursor-follows-duplicates' && r.dropped && own) track.lastSeq = seq;
@@ -318,14 +304,14 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
           // The answer broke: the machine decides; a live stream just ends (call again with
           // the cursor), unless the answer went over a bound (calling again would too).
           ended = true;
-          const failed = this.broke(track, 'disconnect');
+          const failed = this.broke(track);
           if (failed) throw failed;
           if (err instanceof TaskStreamLimitError) throw err;
           return;
         }
         if (next === 'idle') {
           throw (
-            this.broke(track, 'idle-timeout') ??
+            this.broke(track, true) ??
             new Error(`taskStreamGuard: no message for ${this.idleTimeoutMs} ms (idleTimeoutMs)`)
           );
         }
@@ -333,7 +319,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
         if (next.done) {
           // The answer ended without its result: a break. Call again with the cursor.
           ended = true;
-          const error = this.broke(track, 'disconnect');
+          const error = this.broke(track);
           if (error) throw error;
           return;
         }
@@ -360,7 +346,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
       if (!ended && !track.failure && this.tracks.get(track.taskId) === track) {
         // The application stopped reading before the stream ended: it cut the connection.
         this.emit(track, { type: 'disconnect' });
-        this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+        this.decide(track, { type: 'DISCONNECT' });
       }
       void it.return?.()?.catch(() => {});
     }
@@ -380,6 +366,8 @@ export class TaskGuardRuntime extends DecisionCore<Track, number | null> {
     }
     track.failure = null;
     track.lastSeq = Math.max(track.lastSeq ?? -1, track.gone - 1);
+    // The gap it told is accepted once: a later failure is recovered from only by its own.
+    track.gone = null;
     track.episodeAfter = null;
     track.episodeCursor = null;
     return track.lastSeq;

@@ -14,7 +14,7 @@ export interface Track {
   taskId: string;
   /** The task stream's machine (the SSE guard's too: machine-track.ts); `snapshot` is its state. */
   machine: MachineTrack;
-  snapshot: MachineState;
+  readonly snapshot: MachineState;
   translator: BindingTranslator;
   /** The seq of the last event handed on. */
   lastSeq: number | undefined;
