@@ -200,4 +200,30 @@ describe('both guards decide through the one decision core', () => {
     expect((task as StreamResumptionError).code).toBe('unproven');
     expect((task as StreamResumptionError).message).toContain('continuity cannot be proven');
   });
+
+  test('a decision line carries the time of the line that led to it, in both guards', async () => {
+    // Every read of the clock moves it on: a decision timed by a fresh read would show it.
+    let clock = 1_000_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => (clock += 7));
+    const sse: Record<string, unknown>[] = [];
+    const core = new GuardCore({ onTrace: (l) => void sse.push(l) }, undefined);
+    const track = core.newTrack(null);
+    core.record(track, { type: 'open', status: 200 });
+    core.event(track, 1);
+    core.streamEnded(track);
+    expect(core.reconnect(track, '1')).toBeNull();
+    core.record(track, { type: 'response', status: 200 });
+    expect(core.event(track, 2)).toBeNull();
+    const task: Record<string, unknown>[] = [];
+    const guard = taskStreamGuard({ onTrace: (l) => void task.push(l) });
+    for await (const e of guard.follow({ taskId: 't' }, taskAnswer([0, 1]))) void e;
+    for await (const e of guard.follow({ taskId: 't', after: 1 }, taskAnswer([2], true))) void e;
+    for (const lines of [sse, task]) {
+      const decided = lines.flatMap((l, i) =>
+        l['type'] === 'decision' ? [[l, lines[i - 1]]] : [],
+      );
+      expect(decided.map(([d]) => d!['outcome'])).toEqual(['resumed']);
+      for (const [d, before] of decided) expect(d!['t']).toBe(before!['t']);
+    }
+  });
 });

@@ -141,7 +141,8 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
     const next = track.machine.step(o);
     const state = stateOf(next);
     const ctx = next.context;
-    if (track.budget !== undefined && !isBudgeted(next)) clearTimeout(track.budget);
+    // Out of the budgeted states, the budget's timer has nothing left to end.
+    if (!isBudgeted(next)) clearTimeout(track.budget);
     // A decision about a reconnect: taken on the reconnect itself, or while it is judged
     // (pending, or delayed until an event proves it). An escalation inside a stream already
     // accepted is a break of that stream, not a decision about its reconnect.
@@ -230,10 +231,8 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
   armBudget(track: T): void {
     clearTimeout(track.budget);
     const left = Math.max(0, track.episodeT + this.proofTimeoutMs - this.now() + 1);
-    track.budget = setTimeout(() => {
-      // (A step that left the budgeted states cleared the timer; this holds it to that.)
-      if (isBudgeted(track.snapshot)) this.budgetRunsOut(track);
-    }, left);
+    // (Every step that leaves the budgeted states clears the timer: `decide`.)
+    track.budget = setTimeout(() => this.budgetRunsOut(track), left);
     track.budget.unref?.();
   }
 }
