@@ -226,4 +226,12 @@ describe('both guards decide through the one decision core', () => {
       for (const [d, before] of decided) expect(d!['t']).toBe(before!['t']);
     }
   });
+
+  test("a task follow that ended keeps no hold on its answer (the budget's giveUp is released)", async () => {
+    const rt = new TaskGuardRuntime({}, undefined);
+    const answer = taskAnswer([0, 1], true);
+    for await (const e of rt.follow({ taskId: 't' }, answer)) void e;
+    // The callback would end a read that is over, and keeps the answer's reader alive.
+    expect(rt.tracks.get('t')!.giveUp).toBeUndefined();
+  });
 });

@@ -181,11 +181,12 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
         return { error };
       }
     }
-    // (Only an event's observations end in EVENT, the event the machine took, or KEEPALIVE, a
-    // duplicate the binding dropped; a result's and an error's end in END or RESPONSE.)
-    const last = observations[observations.length - 1];
-    const accepted = last?.type === 'EVENT' && ACCEPTING_STATES.includes(stateOf(track.snapshot));
-    return { error: null, accepted, dropped: last?.type === 'KEEPALIVE' };
+    // (A fact's observations end in its own, never none: only an event's end in EVENT, the
+    // event the machine took, or KEEPALIVE, a duplicate the binding dropped; a result's and an
+    // error's end in END or RESPONSE.)
+    const last = observations[observations.length - 1]!;
+    const accepted = last.type === 'EVENT' && ACCEPTING_STATES.includes(stateOf(track.snapshot));
+    return { error: null, accepted, dropped: last.type === 'KEEPALIVE' };
   }
 
   /** The call itself: a resume (RECONNECT), a poll of the episode, or a fresh stream (OPEN). */
