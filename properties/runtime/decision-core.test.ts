@@ -234,4 +234,16 @@ describe('both guards decide through the one decision core', () => {
     // The callback would end a read that is over, and keeps the answer's reader alive.
     expect(rt.tracks.get('t')!.giveUp).toBeUndefined();
   });
+
+  test("an untraced guard reads no clock for a first stream's lines", () => {
+    const core = new GuardCore({}, undefined);
+    const now = vi.spyOn(Date, 'now');
+    const track = core.newTrack(null);
+    expect(core.record(track, { type: 'open', status: 200 })).toBeNull();
+    expect(core.event(track, 1)).toBeNull();
+    expect(core.event(track, 2)).toBeNull();
+    expect(core.record(track, { type: 'end' })).toBeNull();
+    // Nothing is budgeted and nothing is written: no time is used, so none is read.
+    expect(now).not.toHaveBeenCalled();
+  });
 });

@@ -195,13 +195,10 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
   }
 
   /**
-   * What an adapter does first when the budget runs out (the SSE guard feeds the answer it
-   * holds): `undefined` to go on, else what {@link budgetRunsOut} returns.
+   * What an adapter does first when the budget runs out, if anything (the SSE guard feeds the
+   * answer it holds): `undefined` to go on, else what {@link budgetRunsOut} returns.
    */
-  protected beforeRunOut(track: T): StreamResumptionError | null | undefined {
-    void track;
-    return undefined;
-  }
+  protected beforeRunOut?(track: T): StreamResumptionError | null | undefined;
 
   /**
    * The episode's budget ran out (called on a budgeted track only: `overBudget`, or its timer,
@@ -213,7 +210,7 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
   budgetRunsOut(track: T): StreamResumptionError | null {
     clearTimeout(track.budget);
     this.now();
-    const first = this.beforeRunOut(track);
+    const first = this.beforeRunOut?.(track);
     if (first !== undefined) return first;
     const state = stateOf(track.snapshot);
     let e: StreamResumptionError | null;
