@@ -21,6 +21,10 @@ import process from 'node:process';
  * narrow it with `-- --mutate <file>`. Not mutated: src/runtime-mutants/guard-mutants.ts (the guard's
  * mutant zoo: deliberately wrong guards, whose detection properties/runtime/guard-mutants.test.ts
  * asserts) and src/runtime/index.ts (re-exports only, no code).
+ *
+ * The decision core both guards run on (src/runtime/decision-core.ts) is mutated against both
+ * guards' fast suites: `MCPR_MUTATION_SUITE=core npx stryker run --concurrency 1 --mutate
+ * src/runtime/decision-core.ts` (docs/mutation.md).
  */
 /**
  * The run's name, from the files it mutates (`--mutate a.ts,b.ts`): each run keeps its own JSON
@@ -63,6 +67,8 @@ const config = {
     'src/commands/check.ts',
     'src/runtime/continuity-guard.ts',
     'src/runtime/guard-core.ts',
+    // The decision core both guards run on: `MCPR_MUTATION_SUITE=core` (both guards' fast suites).
+    'src/runtime/decision-core.ts',
     'src/runtime/guard-body.ts',
     'src/runtime/guard-requests.ts',
     'src/runtime/guard-wire.ts',

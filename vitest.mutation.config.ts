@@ -23,6 +23,7 @@ const RUNTIME_FAST = [
   'properties/runtime/machine-track.test.ts',
   'properties/runtime/raw-forwarding.test.ts',
   'properties/runtime/cursor-index.test.ts',
+  'properties/runtime/decision-core.test.ts',
 ];
 
 /**
@@ -46,37 +47,49 @@ const TASKS_FAST = [
   'properties/runtime/task-stream-fetch-release.test.ts',
   'properties/runtime/task-runtime-units.test.ts',
   'properties/runtime/task-stream-handler-async.test.ts',
+  'properties/runtime/decision-core.test.ts',
 ];
 
+/**
+ * `MCPR_MUTATION_SUITE=core`: the decision core both guards run on (src/runtime/decision-core.ts),
+ * against both guards' fast, network-free suites: the SSE guard's (above) and the task guard's
+ * driven directly (scripted answers, a fake clock), milliseconds a test.
+ */
+const CORE_FAST = [...RUNTIME_FAST, 'properties/runtime/task-guard-direct.test.ts'];
+
 const suite = process.env.MCPR_MUTATION_SUITE;
-const runtimeOnly = suite === 'runtime';
+const coreOnly = suite === 'core';
+const runtimeOnly = suite === 'runtime' || coreOnly;
 const tasksOnly = suite === 'tasks';
 
 export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: runtimeOnly
-      ? RUNTIME_FAST
-      : tasksOnly
-        ? TASKS_FAST
-        : [
-            'properties/machine/**/*.test.ts',
-            'properties/trace/**/*.test.ts',
-            'properties/conformance/continuity-store.test.ts',
-            'properties/redis/store-contract.test.ts',
-            // The runtime: the guard (its bugs, its differential property and mutants, its
-            // id-only rewriter, its scripted rules) and the replay fence (slow-store).
-            'properties/runtime/**/*.test.ts',
-            'properties/conformance/guard.test.ts',
-            'properties/conformance/slow-store.test.ts',
-          ],
+    include: coreOnly
+      ? CORE_FAST
+      : runtimeOnly
+        ? RUNTIME_FAST
+        : tasksOnly
+          ? TASKS_FAST
+          : [
+              'properties/machine/**/*.test.ts',
+              'properties/trace/**/*.test.ts',
+              'properties/conformance/continuity-store.test.ts',
+              'properties/redis/store-contract.test.ts',
+              // The runtime: the guard (its bugs, its differential property and mutants, its
+              // id-only rewriter, its scripted rules) and the replay fence (slow-store).
+              'properties/runtime/**/*.test.ts',
+              'properties/conformance/guard.test.ts',
+              'properties/conformance/slow-store.test.ts',
+            ],
     // The runtime's fast suites need no Redis.
     globalSetup: runtimeOnly || tasksOnly ? [] : base.test?.globalSetup,
     // Their tests take milliseconds: a mutant that hangs a body fails its test in seconds
     // (killed) instead of running into Stryker's timeout and a restart of its worker.
     // The task suites' tests take under a second each (the bounded-body ones under two).
-    ...(runtimeOnly ? { testTimeout: 3_000 } : tasksOnly ? { testTimeout: 5_000 } : {}),
+    // (The core's selection runs the task guard's property too: the task suites' bound.)
+    ...(tasksOnly || coreOnly ? { testTimeout: 5_000 } : runtimeOnly ? { testTimeout: 3_000 } : {}),
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
     // Stryker runs vitest in worker threads, which refuse V8 flags (ERR_WORKER_INVALID_EXEC_ARGV):
     // the base config's heap flag would fail the initial run.

@@ -412,6 +412,30 @@ describe('failures, in the task words, and fail closed', () => {
     ]);
   });
 
+  test('after a recovery, a later failure that is no events_gone cannot be recovered from', async () => {
+    const s = setup();
+    await s.follow(undefined, [event(0), event(1)]);
+    await s.follow(1, [gone(5)]);
+    expect(s.guard.recover(T)).toBe(4);
+    // The resume at earliestSeq - 1 is proven, then the stream skips seq 6: a gap no one told.
+    const skip = await s.follow(4, [event(5), event(7)]);
+    expect(skip.handed).toEqual([5]);
+    expect((skip.error as TaskStreamResumptionError).code).toBe('break');
+    // The events_gone of the first failure was used up by its recovery: accepting this gap
+    // would hand seq 8 on after a silent loss of seq 6.
+    expect(() => s.guard.recover(T)).toThrow(/has no events_gone to recover from/);
+    expect(await s.follow(5, [event(8)])).toEqual({ handed: [], error: skip.error });
+  });
+
+  test('a first call with after hands on no duplicate at or below it', async () => {
+    const s = setup();
+    expect(await s.follow(5, [event(3), event(5), event(6), RESULT])).toEqual({
+      handed: [6],
+      error: null,
+    });
+    expect(s.guard.cursor(T)).toBe(6);
+  });
+
   test('recover keeps a cursor already past the gap, and refuses a failure that was no events_gone', async () => {
     const s = setup();
     await s.follow(undefined, [event(0), event(1), event(2), event(3)]);

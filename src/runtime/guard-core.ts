@@ -7,15 +7,16 @@
  * failed stream until the application re-issues its call. The body reader (guard-body.ts) and
  * the request handling (guard-requests.ts) are adapters on it.
  */
-import { clientMachine, PENDING_STATES } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
+import type { Outcome, Reason } from '../../model/outcomes.js';
 import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
-import { engineFor, type MachineState } from '../trace/engine.js';
+import type { MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
 import { settledResponse, settlementResponse } from './call-settlement.js';
 import { CursorIndex } from './cursor-index.js';
+import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
 import type { GuardMutantName } from './guard-mutant-names.js';
 import {
@@ -27,7 +28,6 @@ import {
 } from './guard-options.js';
 import { isPending, stateOf, type Track } from './guard-track.js';
 import { eventLine, type Call } from './guard-wire.js';
-import { MachineTrack } from './machine-track.js';
 
 /**
  * A request refused because the guard already follows `maxStreams` streams: nothing was sent.
@@ -65,15 +65,15 @@ const NO_RESUMING_CLIENT =
 const CURSORLESS_END =
   'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it; re-issue the call as a new request';
 
-/** The tracks of one guard and the decisions about them. */
-export class GuardCore {
+/**
+ * The tracks of one guard and the SSE side of the decisions about them: the machine, the clock,
+ * the trace, a step turned into decisions and the proof budget are the shared decision core's
+ * (decision-core.ts, the task guard's too); this adapter adds the SSE wire's mapping (ids,
+ * `Last-Event-ID`, statuses) and the runtime's bounds.
+ */
+export class GuardCore extends DecisionCore<Track, string> {
   readonly cfg: GuardConfig;
-  readonly enforce: boolean;
   readonly readId: IdReader;
-  // The machine runs compiled, as the trace checker runs it (xstate's own transition() costs
-  // about 0.2 ms a step, more than the network for an event); both take the same steps.
-  readonly engine: ReturnType<typeof engineFor>;
-  private readonly t0 = Date.now();
   private nextTrackId = 1;
   /** Every stream followed (the memory the cap bounds). */
   readonly tracks = new Set<Track>();
@@ -87,17 +87,22 @@ export class GuardCore {
   readonly waitingPlain: Track[] = [];
   /** Failed streams, latest last: GETs without a cursor are theirs until the re-issue. */
   readonly failed: Track[] = [];
-  /** The time of the latest line: a decision carries the time of the line that led to it. */
-  private lastT = 0;
 
   constructor(
     readonly options: ContinuityGuardOptions,
     readonly mutant: GuardMutantName | undefined,
   ) {
-    this.cfg = configOf(options);
-    this.enforce = this.cfg.enforce;
+    const cfg = configOf(options);
+    const onTrace = options.onTrace;
+    super({
+      machine: options.machine,
+      proofTimeoutMs: cfg.proofTimeoutMs,
+      enforce: cfg.enforce,
+      trace: onTrace ? (line, track) => onTrace(line as GuardTraceLine, track.id) : undefined,
+      onFailure: options.onFailure,
+    });
+    this.cfg = cfg;
     this.readId = options.readId ?? defaultIdReader;
-    this.engine = engineFor(options.machine ?? clientMachine);
     this.cursors = new CursorIndex(mutant === 'lazy-index-skips-taken-ids');
   }
 
@@ -183,7 +188,7 @@ export class GuardCore {
   }
 
   newTrack(call: Call): Track {
-    const machine = new MachineTrack(this.engine);
+    const machine = this.machineTrack();
     const track: Track = {
       id: this.nextTrackId++,
       machine,
@@ -209,49 +214,23 @@ export class GuardCore {
     return track;
   }
 
-  /** The time (ms since the guard was made) of a new line, kept as the latest line's time. */
-  now(): number {
-    return (this.lastT = Date.now() - this.t0);
+  /** The SSE guard's decision report: the outcome, and the last id the stream delivered. */
+  protected reportDecision(track: Track, outcome: Outcome, reason: Reason | null): void {
+    this.options.onDecision?.({ outcome, reason, cursor: track.lastId });
   }
 
-  emit(track: Track, line: Record<string, unknown>, t?: number) {
-    if (!this.options.onTrace) return;
-    const at = t ?? (line.type === 'decision' ? this.lastT : this.now());
-    this.options.onTrace({ ...line, t: at } as GuardTraceLine, track.id);
+  /** The SSE guard's error shaper: the reason `why` it names itself, or the machine's. */
+  protected shapeFailure(
+    track: Track,
+    o: Observation,
+    e: Escalation,
+    why: string | undefined,
+  ): StreamResumptionError {
+    return new StreamResumptionError(why ?? e.text, e.code, e.outcome, this.failedCall(track));
   }
 
-  /**
-   * Feeds one observation to the track's machine; reports decisions; returns the error to raise
-   * when the machine escalated (only when enforcing).
-   */
-  decide(track: Track, o: Observation, why?: string): StreamResumptionError | null {
-    const prev = stateOf(track.snapshot);
-    const next = track.machine.step(o);
-    const state = stateOf(next);
-    const ctx = next.context;
-    const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if (track.budget !== undefined && !isBudgeted(next)) clearTimeout(track.budget);
-    // A decision about a reconnect: taken on the reconnect itself, or while it is judged
-    // (pending, or delayed until an event proves it). An escalation inside a stream already
-    // accepted is a break of that stream, not a decision about its reconnect.
-    const judged = o.type === 'RECONNECT' || PENDING_STATES.includes(prev) || prev === 'delayed';
-    if (judged && state !== prev && ctx.outcome !== null) {
-      const outcome = ctx.outcome;
-      if (this.enforce && track.reconnected) this.emit(track, { type: 'decision', outcome });
-      this.options.onDecision?.({ outcome, reason: ctx.reason, cursor: track.lastId });
-    } else if (state === 'polling' && prev !== 'polling' && this.enforce) {
-      // The server ended an unproven resumed stream: the guard waits for the next poll.
-      this.emit(track, { type: 'decision', outcome: 'delayed' });
-    }
-    if (!escalated) return null;
-    const error = new StreamResumptionError(
-      why ?? ctx.reason?.text ?? 'continuity cannot be proven',
-      ctx.reason?.code ?? 'unproven',
-      state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
-      this.failedCall(track),
-    );
-    this.options.onFailure?.(error);
-    return this.enforce ? this.fail(track, error) : null;
+  protected keepFailure(track: Track, error: StreamResumptionError): StreamResumptionError {
+    return this.fail(track, error);
   }
 
   /** The stream failed: every later GET for it is refused with `error` until the re-issue. */
@@ -281,11 +260,11 @@ export class GuardCore {
     // The clock is read only where a time is used: a budget to check, or a trace line (a
     // decision line carries the time of the line before it). An event of a first stream, the
     // common case, needs neither.
-    const traced = this.options.onTrace !== undefined;
+    const traced = this.traced;
     const budgeted = isBudgeted(track.snapshot);
     const t = traced || budgeted ? this.now() : 0;
-    if (budgeted && this.overBudget(track, t)) {
-      const e = this.budgetRunsOut(track);
+    if (budgeted) {
+      const e = this.outOfBudget(track, t);
       if (e) return e;
     }
     if (traced) this.emit(track, extra === undefined ? line : { ...line, ...extra }, t);
@@ -310,47 +289,14 @@ export class GuardCore {
   }
 
   /**
-   * The current episode's budget has run out at `t`. (Only a reconnect makes the machine
-   * budgeted: a first stream is never judged against a budget.)
+   * When the budget runs out, a held answer is fed first, as it is: its own line, over the
+   * budget too, comes back here unheld. A timer that fired a little early by the wall clock
+   * leaves the answer judged in time: the budget still ends the episode.
    */
-  overBudget(track: Track, t: number): boolean {
-    return isBudgeted(track.snapshot) && t - track.episodeT > this.cfg.proofTimeoutMs;
-  }
-
-  /**
-   * The episode's budget ran out (called on a budgeted track only: `overBudget`, or its timer,
-   * which `decide` clears as soon as the machine leaves the budgeted states). A held answer is
-   * fed as it is: its own line, over the budget too, comes back here unheld. Between polls, and
-   * on a delayed stream (rule 7.1), the machine's timer fires (`PROOF_TIMEOUT`); a stream still
-   * pending is given up (a disconnect). A stream being read is then given up with the error.
-   */
-  budgetRunsOut(track: Track): StreamResumptionError | null {
-    clearTimeout(track.budget);
-    this.now();
-    if (track.held) {
-      // A timer that fired a little early by the wall clock leaves the answer judged in time:
-      // the budget still ends the episode.
-      const e = this.answer(track);
-      if (e || !isBudgeted(track.snapshot)) return e;
-    }
-    const state = stateOf(track.snapshot);
-    let e: StreamResumptionError | null;
-    if (state === 'polling' || state === 'delayed') {
-      e = this.decide(track, { type: 'PROOF_TIMEOUT' });
-    } else {
-      this.emit(track, { type: 'disconnect' });
-      e = this.decide(track, { type: 'DISCONNECT' });
-    }
-    // (Between polls no body is being read: `giveUp` is unset.)
-    if (e) track.giveUp?.(e);
-    return e;
-  }
-
-  armBudget(track: Track) {
-    clearTimeout(track.budget);
-    const left = Math.max(0, track.episodeT + this.cfg.proofTimeoutMs - this.now() + 1);
-    track.budget = setTimeout(() => this.budgetRunsOut(track), left);
-    track.budget.unref?.();
+  protected override beforeRunOut(track: Track): StreamResumptionError | null | undefined {
+    if (!track.held) return undefined;
+    const e = this.answer(track);
+    return e || !isBudgeted(track.snapshot) ? e : undefined;
   }
 
   /** Feeds a held 200 to the machine, with the floor of an acknowledgment if one came first. */
@@ -466,9 +412,7 @@ export class GuardCore {
    * cursor (`continues`) keeps its episode open: the machine judges it as part of it.
    */
   close(track: Track, continues: boolean): StreamResumptionError | null {
-    if (continues) return null;
-    const settled = this.settle(track.snapshot);
-    return settled === track.snapshot ? null : this.decide(track, { type: 'PROOF_TIMEOUT' });
+    return continues ? null : this.closeWindow(track);
   }
 
   /** A cursor from a stream the guard did not see: the track starts from what it claims. */

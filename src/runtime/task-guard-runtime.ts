@@ -1,8 +1,10 @@
 /**
  * The decisions of `taskStreamGuard` (./task-stream-guard.ts), one method each: a call, each
- * wire fact, a break, the proof budget. Every wire fact becomes one trace line of the
- * `mcp-tasks` vocabulary, the binding's translator turns it into the machine's observations,
- * and the machine decides; this class adds only the runtime policy (a clock, bounds, refusing a
+ * wire fact, a break. Every wire fact becomes one trace line of the `mcp-tasks` vocabulary, the
+ * binding's translator turns it into the machine's observations, and the shared decision core
+ * (./decision-core.ts, the SSE guard's too) steps the machine, reports its decisions, keeps the
+ * clock and runs the proof budget; this adapter adds the task wire's mapping (`after`, `seq`,
+ * `events_gone`, the task's words in its errors) and the runtime policy (bounds, refusing a
  * failed task until it is forgotten or recovered).
  */
 import {
@@ -15,18 +17,14 @@ import {
   type TasksRules,
   type WireFact,
 } from '../../model/bindings/index.js';
-import {
-  ACCEPTING_STATES,
-  clientMachine,
-  PENDING_STATES,
-  type ClientStateName,
-} from '../../model/client-machine.js';
+import { ACCEPTING_STATES } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
-import { episodeGoesOn, isBudgeted } from '../../model/run.js';
+import type { Outcome, Reason } from '../../model/outcomes.js';
+import { episodeGoesOn } from '../../model/run.js';
 import type { StreamResumptionError } from '../reference.js';
-import { engineFor, type Engine, type MachineState } from '../trace/engine.js';
+import { DecisionCore, type Escalation } from './decision-core.js';
 import { boundedOption } from './guard-options.js';
-import { MachineTrack } from './machine-track.js';
+import { stateOf } from './guard-track.js';
 import type { TaskEvent } from './task-event-log.js';
 import {
   TaskGuardCapacityError,
@@ -45,9 +43,6 @@ import type {
 const bounded = (name: string, value: number | undefined, fallback: number, min: number) =>
   boundedOption('taskStreamGuard', name, value, fallback, min);
 
-const stateOf = (s: MachineState) => s.value as ClientStateName;
-const isPending = (s: MachineState) => PENDING_STATES.includes(stateOf(s));
-
 /** The rules of a guard mutant that flips one of the binding's choices, else SEP-2694's. */
 function rulesOf(mutant: TaskGuardMutantName | undefined): TasksRules {
   if (mutant === 'gone-410-is-session-lost') return { ...SEP_2694_RULES, classifyOn: 'status' };
@@ -55,47 +50,38 @@ function rulesOf(mutant: TaskGuardMutantName | undefined): TasksRules {
   return SEP_2694_RULES;
 }
 
-/** What one wire fact came to: an escalation, an event handed on, a duplicate dropped. */
-interface Recorded {
-  error: StreamResumptionError | null;
-  accepted: boolean;
-  dropped: boolean;
-}
+/**
+ * What one wire fact came to: an escalation, or whether it was an event the machine accepted
+ * (`accepted`) or a duplicate the binding dropped (`dropped`, read by guard mutants only).
+ */
+type Recorded =
+  { error: StreamResumptionError } | { error: null; accepted: boolean; dropped: boolean };
 
-/** The next item of an answer, or the budget or the idle bound running out. */
-type Next = IteratorResult<TaskStreamItem> | 'budget' | 'idle';
+/** The next item of an answer, the failure the budget ran out with, or the idle bound. */
+type Next = IteratorResult<TaskStreamItem> | { ranOut: StreamResumptionError } | 'idle';
 
-/** The state and decisions of one `taskStreamGuard`. */
-export class TaskGuardRuntime {
-  readonly proofTimeoutMs: number;
+/** The state and decisions of one `taskStreamGuard`: the task adapter on the decision core. */
+export class TaskGuardRuntime extends DecisionCore<Track, never> {
   readonly idleTimeoutMs: number;
   private readonly maxTasks: number;
   private readonly binding: Binding;
-  private readonly engine: Engine;
-  private readonly t0 = Date.now();
   readonly tracks = new Map<string, Track>();
-  private lastT = 0;
 
   constructor(
     private readonly options: TaskStreamGuardOptions,
     readonly mutant: TaskGuardMutantName | undefined,
   ) {
-    this.proofTimeoutMs = bounded('proofTimeoutMs', options.proofTimeoutMs, 10_000, 1);
+    const onTrace = options.onTrace;
+    super({
+      machine: options.machine,
+      proofTimeoutMs: bounded('proofTimeoutMs', options.proofTimeoutMs, 10_000, 1),
+      enforce: true,
+      trace: onTrace ? (line, track) => onTrace(line as TaskTraceLine, track.taskId) : undefined,
+      onFailure: options.onFailure,
+    });
     this.idleTimeoutMs = bounded('idleTimeoutMs', options.idleTimeoutMs, 0, 0);
     this.maxTasks = bounded('maxTasks', options.maxTasks, 10_000, 1);
     this.binding = tasksBinding(rulesOf(mutant));
-    this.engine = engineFor(options.machine ?? clientMachine);
-  }
-
-  private now(): number {
-    return (this.lastT = Date.now() - this.t0);
-  }
-
-  private emit(track: Track, line: TaskTraceLine, t?: number): void {
-    this.options.onTrace?.(
-      { ...line, t: t ?? (line.type === 'decision' ? this.lastT : this.now()) },
-      track.taskId,
-    );
   }
 
   /** The task's track, made on its first call (bounded by `maxTasks`). */
@@ -103,21 +89,21 @@ export class TaskGuardRuntime {
     const known = this.tracks.get(taskId);
     if (known) return known;
     if (this.tracks.size >= this.maxTasks) throw new TaskGuardCapacityError(this.maxTasks);
-    const machine = new MachineTrack(this.engine);
+    const machine = this.machineTrack();
     const track: Track = {
       taskId,
       machine,
       get snapshot() {
         return machine.snapshot;
       },
-      set snapshot(state) {
-        machine.snapshot = state;
-      },
       translator: this.binding.translator!(),
       lastSeq: undefined,
       failure: null,
       gone: null,
-      reconnected: false,
+      // Every decision the task guard reports is about a resume: a call's RECONNECT (its
+      // first call opens, and an open is judged by nothing), so its decision lines are
+      // always written.
+      reconnected: true,
       busy: false,
       episodeT: 0,
       episodeAfter: null,
@@ -132,83 +118,36 @@ export class TaskGuardRuntime {
     return track;
   }
 
-  /** Feeds one observation; reports decisions; returns the error of an escalation. */
-  decide(track: Track, o: Observation, after: number | null): StreamResumptionError | null {
-    // The event the machine's last step showed to be a pure cursor step: it decides nothing
-    // (machine-track.ts; the budget was cleared by the step that left the budgeted states).
-    if (o.type === 'EVENT' && track.machine.successor(o.id, o.stream)) return null;
-    const prev = stateOf(track.snapshot);
-    const next = track.machine.step(o);
-    const state = stateOf(next);
-    const ctx = next.context;
-    if (!isBudgeted(next)) clearTimeout(track.budget);
-    const judged = o.type === 'RECONNECT' || PENDING_STATES.includes(prev) || prev === 'delayed';
-    if (judged && state !== prev && ctx.outcome !== null) {
-      if (track.reconnected) this.emit(track, { type: 'decision', outcome: ctx.outcome });
-      this.options.onDecision?.({
-        taskId: track.taskId,
-        outcome: ctx.outcome,
-        reason: ctx.reason,
-        after,
-      });
-    } else if (state === 'polling' && prev !== 'polling') {
-      // The receiver closed an unproven resume: the episode waits for the next call.
-      this.emit(track, { type: 'decision', outcome: 'delayed' });
-    }
-    const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
-    if (!escalated) return null;
-    if (this.mutant === 'accepts-skip' && ctx.reason?.code === 'skip') {
-      track.ignoring = true;
-      return null;
-    }
-    const code = ctx.reason?.code ?? 'unproven';
-    // In the task's words: what the receiver said, or the machine's reason reworded.
-    const why =
-      (o as Observation & TaskNote).said ??
-      taskPhrase(code, ctx.reason?.text ?? 'continuity cannot be proven');
-    const error = new TaskStreamResumptionError(
-      track.taskId,
-      after,
-      why,
-      code,
-      state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
-    );
-    this.options.onFailure?.(error);
-    track.failure ??= error;
-    return track.failure;
-  }
-
-  private overBudget(track: Track, t: number): boolean {
-    return (
-      track.reconnected && isBudgeted(track.snapshot) && t - track.episodeT > this.proofTimeoutMs
-    );
+  /** The task guard's decision report: the task, and the `after` of the episode's resume. */
+  protected reportDecision(track: Track, outcome: Outcome, reason: Reason | null): void {
+    this.options.onDecision?.({ taskId: track.taskId, outcome, reason, after: track.episodeAfter });
   }
 
   /**
-   * The episode's budget ran out: between polls or while delayed the machine's timer fires; a
-   * resume still being answered is given up (a break), and the machine says why it failed.
+   * The task guard's error shaper, in the task's words: what the receiver said, or the
+   * machine's reason reworded, with the task and the `after` of the episode's resume.
    */
-  budgetRunsOut(track: Track): StreamResumptionError | null {
-    clearTimeout(track.budget);
-    this.now();
-    const state = stateOf(track.snapshot);
-    if (state === 'polling' || state === 'delayed') {
-      return this.decide(track, { type: 'PROOF_TIMEOUT' }, track.episodeAfter);
+  protected shapeFailure(
+    track: Track,
+    o: Observation,
+    e: Escalation,
+  ): StreamResumptionError | null {
+    if (this.mutant === 'accepts-skip' && e.code === 'skip') {
+      track.ignoring = true;
+      return null;
     }
-    if (!isPending(track.snapshot)) return null;
-    this.emit(track, { type: 'disconnect' });
-    return this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+    return new TaskStreamResumptionError(
+      track.taskId,
+      track.episodeAfter,
+      (o as Observation & TaskNote).said ?? taskPhrase(e.code, e.text),
+      e.code,
+      e.outcome,
+    );
   }
 
-  private armBudget(track: Track): void {
-    clearTimeout(track.budget);
-    const left = Math.max(0, track.episodeT + this.proofTimeoutMs - this.now() + 1);
-    track.budget = setTimeout(() => {
-      if (!isBudgeted(track.snapshot)) return;
-      if (track.onBudget) track.onBudget();
-      else this.budgetRunsOut(track);
-    }, left);
-    track.budget.unref?.();
+  protected keepFailure(track: Track, error: StreamResumptionError): StreamResumptionError {
+    track.failure ??= error;
+    return track.failure;
   }
 
   /**
@@ -217,10 +156,8 @@ export class TaskGuardRuntime {
    */
   record(track: Track, fact: WireFact): Recorded {
     const t = this.now();
-    if (this.overBudget(track, t)) {
-      const error = this.budgetRunsOut(track);
-      if (error) return { error, accepted: false, dropped: false };
-    }
+    const late = this.outOfBudget(track, t);
+    if (late) return { error: late };
     let observations: Observation[];
     try {
       observations = track.translator.translate(fact);
@@ -228,7 +165,7 @@ export class TaskGuardRuntime {
       if (!(e instanceof WireFactError)) throw e;
       // A malformed message is not passed on: the guard gives the stream up (a break).
       this.emit(track, { type: 'disconnect', malformed: e.message }, t);
-      const error = this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+      const error = this.decide(track, { type: 'DISCONNECT' });
       throw (
         error ??
         new Error(
@@ -238,21 +175,18 @@ export class TaskGuardRuntime {
     }
     this.emit(track, { ...fact } as TaskTraceLine, t);
     for (const o of observations) {
-      const error = this.decide(track, o, track.episodeAfter);
+      const error = this.decide(track, o);
       if (error) {
         if (o.type === 'RESPONSE' && o.floor !== undefined) track.gone = goneOf(fact);
-        return { error, accepted: false, dropped: false };
+        return { error };
       }
     }
-    const last = observations[observations.length - 1];
-    const event = fact['type'] === 'tasks/event';
-    const accepted =
-      event &&
-      last?.type === 'EVENT' &&
-      last.id === fact['seq'] &&
-      ACCEPTING_STATES.includes(stateOf(track.snapshot));
-    const dropped = event && last?.type === 'KEEPALIVE';
-    return { error: null, accepted, dropped };
+    // (A fact's observations end in its own, never none: only an event's end in EVENT, the
+    // event the machine took, or KEEPALIVE, a duplicate the binding dropped; a result's and an
+    // error's end in END or RESPONSE.)
+    const last = observations[observations.length - 1]!;
+    const accepted = last.type === 'EVENT' && ACCEPTING_STATES.includes(stateOf(track.snapshot));
+    return { error: null, accepted, dropped: last.type === 'KEEPALIVE' };
   }
 
   /** The call itself: a resume (RECONNECT), a poll of the episode, or a fresh stream (OPEN). */
@@ -267,25 +201,20 @@ export class TaskGuardRuntime {
     const observations = track.translator.translate(fact);
     const reconnect = observations.find((o) => o.type === 'RECONNECT');
     const cursor = reconnect?.type === 'RECONNECT' ? reconnect.cursor : null;
-    const sameCursor = cursor !== null && track.episodeCursor === cursor;
-    const polling = stateOf(track.snapshot) === 'polling' && sameCursor;
-    const keepsBudget = episodeGoesOn(track.snapshot) && sameCursor;
-    if (polling && this.overBudget(track, t)) {
-      const e = this.budgetRunsOut(track);
-      if (e) return e;
-    }
-    if (!polling && isPending(track.snapshot)) {
-      // A new call closes the judgement window of the one before: still unproven, it failed.
-      const e = this.decide(track, { type: 'PROOF_TIMEOUT' }, track.episodeAfter);
-      if (e) return e;
-    }
+    // A call from the episode's cursor is a poll of it. (A call finds the track pending only
+    // between polls: every answer ends with a step out of the other pending states.)
+    const poll = track.episodeCursor === cursor;
+    const keepsBudget = episodeGoesOn(track.snapshot) && poll;
+    // A poll past the budget is refused before it is judged; any other call closes the
+    // judgement window of the one before (still unproven, it failed).
+    const e = poll ? this.outOfBudget(track, t) : this.closeWindow(track);
+    if (e) return e;
+    // (A task's first call, an OPEN, starts no episode: it has no cursor, and the fields below
+    // keep the values a new track has; the episode begins with the first resume.)
+    if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
+    track.episodeAfter = after;
+    track.episodeCursor = cursor;
     const resume = reconnect !== undefined;
-    if (resume) {
-      track.reconnected = true;
-      if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
-      track.episodeAfter = after;
-      track.episodeCursor = cursor;
-    }
     this.emit(track, { ...fact } as TaskTraceLine, t);
     if (resume && stateOf(track.snapshot) === 'connecting') {
       // A first call with `after`: a cursor the guard never saw (kept by an earlier process).
@@ -295,48 +224,49 @@ export class TaskGuardRuntime {
       track.machine.step({ type: 'OPEN', status: 200, stream: track.taskId });
     }
     for (const o of observations) {
-      const e = this.decide(track, o, after);
+      const e = this.decide(track, o);
       if (e) return e;
     }
     if (resume) this.armBudget(track);
     return null;
   }
 
-  /** The next item, or `budget` when the episode's budget runs out, or `idle`. */
+  /** The next item, or the failure the episode's budget ran out with, or `idle`. */
   private nextOf(track: Track, it: AsyncIterator<TaskStreamItem>): Promise<Next> {
     return new Promise<Next>((resolve, reject) => {
-      track.onBudget = () => resolve('budget');
+      track.giveUp = (ranOut) => resolve({ ranOut });
       const idle =
-        this.idleTimeoutMs > 0 ? setTimeout(() => resolve('idle'), this.idleTimeoutMs) : null;
+        this.idleTimeoutMs > 0 ? setTimeout(() => resolve('idle'), this.idleTimeoutMs) : undefined;
       it.next().then(
         (r) => {
-          if (idle) clearTimeout(idle);
+          clearTimeout(idle);
           resolve(r);
         },
         (e: unknown) => {
-          if (idle) clearTimeout(idle);
+          clearTimeout(idle);
           reject(e instanceof Error ? e : new Error(String(e)));
         },
       );
     }).finally(() => {
-      track.onBudget = undefined;
+      // (Releases the answer it would end: a budget that runs out between reads ends nothing.)
+      track.giveUp = undefined;
     });
   }
 
-  /** The stream broke (a network error, an end without result, an idle bound, a budget). */
-  private broke(track: Track, line: 'disconnect' | 'idle-timeout'): StreamResumptionError | null {
-    if (line === 'idle-timeout') {
+  /** The stream broke (a network error, an end without result, the idle bound: `idle`). */
+  private broke(track: Track, idle = false): StreamResumptionError | null {
+    if (idle) {
       this.emit(track, { type: 'idle-timeout' });
-      const e = this.decide(track, { type: 'IDLE_TIMEOUT' }, track.episodeAfter);
+      const e = this.decide(track, { type: 'IDLE_TIMEOUT' });
       if (e) return e;
     }
     // A native line: the binding keeps it as it is (rule 1 before any answer to a resume).
     this.emit(track, { type: 'disconnect' });
-    return this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+    return this.decide(track, { type: 'DISCONNECT' });
   }
 
   /** Whether an event is handed on: accepted by the machine (or let through by a mutant). */
-  private handsOn(track: Track, fact: WireFact, r: Recorded): boolean {
+  private handsOn(track: Track, fact: WireFact, r: Extract<Recorded, { error: null }>): boolean {
     const own = fact['taskId'] === track.taskId;
     const seq = fact['seq'] as number;
     if (this.mutant === 'cursor-follows-duplicates' && r.dropped && own) track.lastSeq = seq;
@@ -375,24 +305,22 @@ export class TaskGuardRuntime {
           // The answer broke: the machine decides; a live stream just ends (call again with
           // the cursor), unless the answer went over a bound (calling again would too).
           ended = true;
-          const failed = this.broke(track, 'disconnect');
+          const failed = this.broke(track);
           if (failed) throw failed;
           if (err instanceof TaskStreamLimitError) throw err;
           return;
         }
-        if (next === 'budget') {
-          throw this.budgetRunsOut(track) ?? new Error('proof budget ran out');
-        }
         if (next === 'idle') {
           throw (
-            this.broke(track, 'idle-timeout') ??
+            this.broke(track, true) ??
             new Error(`taskStreamGuard: no message for ${this.idleTimeoutMs} ms (idleTimeoutMs)`)
           );
         }
+        if ('ranOut' in next) throw next.ranOut;
         if (next.done) {
           // The answer ended without its result: a break. Call again with the cursor.
           ended = true;
-          const error = this.broke(track, 'disconnect');
+          const error = this.broke(track);
           if (error) throw error;
           return;
         }
@@ -419,7 +347,7 @@ export class TaskGuardRuntime {
       if (!ended && !track.failure && this.tracks.get(track.taskId) === track) {
         // The application stopped reading before the stream ended: it cut the connection.
         this.emit(track, { type: 'disconnect' });
-        this.decide(track, { type: 'DISCONNECT' }, track.episodeAfter);
+        this.decide(track, { type: 'DISCONNECT' });
       }
       void it.return?.()?.catch(() => {});
     }
@@ -439,6 +367,8 @@ export class TaskGuardRuntime {
     }
     track.failure = null;
     track.lastSeq = Math.max(track.lastSeq ?? -1, track.gone - 1);
+    // The gap it told is accepted once: a later failure is recovered from only by its own.
+    track.gone = null;
     track.episodeAfter = null;
     track.episodeCursor = null;
     return track.lastSeq;

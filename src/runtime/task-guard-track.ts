@@ -14,7 +14,7 @@ export interface Track {
   taskId: string;
   /** The task stream's machine (the SSE guard's too: machine-track.ts); `snapshot` is its state. */
   machine: MachineTrack;
-  snapshot: MachineState;
+  readonly snapshot: MachineState;
   translator: BindingTranslator;
   /** The seq of the last event handed on. */
   lastSeq: number | undefined;
@@ -34,8 +34,8 @@ export interface Track {
    */
   episodeCursor: number | null;
   budget?: NodeJS.Timeout;
-  /** Wakes the follow in progress when the budget runs out. */
-  onBudget?: () => void;
+  /** Ends the follow in progress with the error the budget ran out with. */
+  giveUp?: (e: StreamResumptionError) => void;
   /** `accepts-skip` mutant: a skip was let through, later events follow it. */
   ignoring: boolean;
 }
