@@ -23,6 +23,7 @@ const RUNTIME_FAST = [
   'properties/runtime/machine-track.test.ts',
   'properties/runtime/raw-forwarding.test.ts',
   'properties/runtime/cursor-index.test.ts',
+  'properties/runtime/response-precheck.test.ts',
 ];
 
 /**
