@@ -6,17 +6,17 @@
 import { fc, test } from '@fast-check/vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect } from 'vitest';
-import { idOnlyBlocksAsPriming } from '../../src/runtime/id-only-blocks.js';
+import { idOnlyBlocksAsPriming, type SseLinesMutant } from '../../src/runtime/id-only-blocks.js';
 import { continuityGuard, type StreamResumptionError } from '../../src/runtime/index.js';
 import { announceSeed, runs } from '../support/seed.js';
 import { hostile, note, RESULT, sse, SSE_HEADERS, type Hostile } from './hostile.js';
 
 const seed = announceSeed('properties/runtime/id-only-blocks.test.ts');
 
-function events(chunks: string[]): EventSourceMessage[] {
+function events(chunks: string[], mutant?: SseLinesMutant): EventSourceMessage[] {
   const got: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => got.push(e) });
-  const rewrite = idOnlyBlocksAsPriming(1 << 20);
+  const rewrite = idOnlyBlocksAsPriming(1 << 20, mutant);
   for (const c of chunks) parser.feed(rewrite(c));
   return got;
 }
@@ -83,11 +83,16 @@ describe('the rewriter', () => {
     'id: 9\ndata: {"a":1}\n\n',
     'retry: 10\n\n',
     'id\n\n',
+    // The NUL check of an id line waits for the block's end (or the text's): ids with and
+    // without NUL, alone, after data, and after one another.
+    'id: 4\0\n\n',
+    'id: 5\nid: 4\0\n\n',
+    'id: 4\0\nid: 5\r\n\r\n',
+    'id: 4\0\nevent: e\ndata: d\n\n',
+    'id: 6\nevent: e\n\n',
   );
-  test.prop([fc.array(block, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 5 })], {
-    seed,
-    numRuns: runs(200),
-  })('the same events however the bytes are split (inside CRLF, inside UTF-8)', (blocks, cuts) => {
+  /** The bytes of `blocks` cut at `cuts`, decoded chunk by chunk. */
+  function cut(blocks: string[], cuts: number[]): string[] {
     const bytes = new TextEncoder().encode(blocks.join(''));
     const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
       (a, b) => a - b,
@@ -100,7 +105,32 @@ describe('the rewriter', () => {
       from = c;
     }
     chunks.push(decoder.decode());
-    expect(events(chunks)).toEqual(events([blocks.join('')]));
+    return chunks;
+  }
+  const blocks = fc.array(block, { maxLength: 6 });
+  const cuts = fc.array(fc.nat(), { maxLength: 5 });
+  test.prop([blocks, cuts], {
+    seed,
+    numRuns: runs(200),
+  })('the same events however the bytes are split (inside CRLF, inside UTF-8)', (bs, cs) => {
+    expect(events(cut(bs, cs))).toEqual(events([bs.join('')]));
+  });
+
+  test('the property kills drops-pending-id (an id line cut from its block end loses its NUL check)', () => {
+    const result = fc.check(
+      fc.property(
+        blocks,
+        cuts,
+        (bs, cs) =>
+          JSON.stringify(events(cut(bs, cs), 'drops-pending-id')) ===
+          JSON.stringify(events([bs.join('')])),
+      ),
+      { seed, numRuns: runs(200) },
+    );
+    expect(result.failed, `drops-pending-id survived (seed ${seed})`).toBe(true);
+    // The case itself: the id line in one text, the blank line in the next.
+    expect(events(['id: 5\n', '\n'])).toEqual([{ id: '5', event: undefined, data: '' }]);
+    expect(events(['id: 5\n', '\n'], 'drops-pending-id')).toEqual([]);
   });
 });
 
