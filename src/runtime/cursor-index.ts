@@ -8,19 +8,9 @@
  * holds (its own write would take that entry over); its other ids wait until the map is next
  * read or written by anyone (`catchUp`), since its next id would drop each of them again. The
  * map is then exactly what writing each id at once makes it:
- * properties/runtime/cursor-index.test.ts holds the two to each other. While the map holds a
- * single key (one stream followed), that key is the lazy track's own, so `remember` does not
- * even look the id up.
+ * properties/runtime/cursor-index.test.ts holds the two to each other.
  */
 import type { Track } from './guard-track.js';
-
-/**
- * The lone-key fast path with its bound loosened, for the property that holds the index to
- * eager writes (tests only): `lone-key-of-two` skips the lookup while the map holds two keys,
- * one of which may be another stream's.
- * @internal
- */
-export type CursorIndexMutant = 'lone-key-of-two';
 
 /** See the module comment. */
 export class CursorIndex {
@@ -29,14 +19,8 @@ export class CursorIndex {
   private lazy: Track | null = null;
   private lazyKey: string | null = null;
 
-  /**
-   * `skipsTakenIds`: the `lazy-index-skips-taken-ids` mutant; `mutant`: a fast path with its
-   * bound loosened (tests only).
-   */
-  constructor(
-    private readonly skipsTakenIds = false,
-    private readonly mutant?: CursorIndexMutant,
-  ) {}
+  /** `skipsTakenIds`: the `lazy-index-skips-taken-ids` mutant (tests only). */
+  constructor(private readonly skipsTakenIds = false) {}
 
   /** The stream whose last delivered id is `lastEventId` (`undefined`: none). */
   holding(lastEventId: string): Track | undefined {
@@ -67,11 +51,7 @@ export class CursorIndex {
 
   /** `track` delivered `id` (it becomes the track's `lastId`). */
   remember(track: Track, id: string): void {
-    // While the map holds one key, it is the lazy track's own (`lazyKey`): no other stream can
-    // hold `id`, and the lookup (a hash of the new id, on every event) is skipped.
-    const lone =
-      this.lazy === track && this.map.size <= (this.mutant === 'lone-key-of-two' ? 2 : 1);
-    const taken = !lone && !this.skipsTakenIds && this.map.has(id);
+    const taken = !this.skipsTakenIds && this.map.has(id);
     if (this.lazy === track && !taken) {
       track.lastId = id;
       return;
