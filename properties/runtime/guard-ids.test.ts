@@ -54,7 +54,14 @@ const id = fc.oneof(
     )
     .map(([epoch, k, seq]) => `${epoch}-s${k}-${seq}`),
   fc
-    .tuple(part, part, part, fc.constantFrom('-s', '-S', '-', 's'), fc.constantFrom('-', '_', ''))
+    .tuple(
+      part,
+      part,
+      part,
+      // Separators near `-s`: another character before the `s`, a doubled one, a capital.
+      fc.constantFrom('-s', '-S', '-', 's', '_s', 'As', ' s', '--s', '-ss', 'é-s'),
+      fc.constantFrom('-', '_', '', 'A', '--'),
+    )
     .map(([epoch, k, seq, s, dash]) => `${epoch}${s}${k}${dash}${seq}`),
 );
 
@@ -107,5 +114,8 @@ describe('the store id scan reads what CONTINUITY_ID_PATTERN reads', () => {
     expect(readStoreId('k3x9-s-4')).toBeNull();
     expect(readStoreId('-s2-4')).toBeNull();
     expect(readStoreId('k-s2-4x')).toBeNull();
+    expect(readStoreId('k_s2-4')).toBeNull();
+    expect(readStoreId('kAs2-4')).toBeNull();
+    expect(readStoreId('k-s2_4')).toBeNull();
   });
 });

@@ -6,7 +6,11 @@
 import { fc, test } from '@fast-check/vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect } from 'vitest';
-import { idOnlyBlocksAsPriming, type SseLinesMutant } from '../../src/runtime/id-only-blocks.js';
+import {
+  idOnlyBlocksAsPriming,
+  SseLines,
+  type SseLinesMutant,
+} from '../../src/runtime/id-only-blocks.js';
 import { continuityGuard, type StreamResumptionError } from '../../src/runtime/index.js';
 import { announceSeed, runs } from '../support/seed.js';
 import { hostile, note, RESULT, sse, SSE_HEADERS, type Hostile } from './hostile.js';
@@ -72,6 +76,36 @@ describe('the rewriter', () => {
     // The state is per block: data in one block does not cover an id-only block after it.
     expect(rewrite('data: y\n\nid: 2\n\n')).toBe('data: y\n\nid: 2\ndata:\n\n');
     expect(rewrite('id: 3\n\n\nid: 4\0\n\n')).toBe('id: 3\ndata:\n\n\nid: 4\0\n\n');
+  });
+
+  test('only the fields named exactly id and data count: a field that starts like one is another', () => {
+    const rewrite = idOnlyBlocksAsPriming(1 << 20);
+    // Not data: the block stays id-only and is rewritten.
+    for (const other of ['dzzz: x', 'dat: x', 'datum: x', 'datax: 1', 'd'])
+      expect(rewrite(`id: 7\n${other}\n\n`), other).toBe(`id: 7\n${other}\ndata:\n\n`);
+    expect(rewrite('dzzz: x\nid: 8\n\n')).toBe('dzzz: x\nid: 8\ndata:\n\n');
+    // Not an id: nothing to rewrite.
+    for (const other of ['iz: 7', 'ids: 7', 'i: 7', 'i'])
+      expect(rewrite(`${other}\n\n`), other).toBe(`${other}\n\n`);
+    // The names alone, without a colon, are the fields with an empty value.
+    expect(rewrite('id\ndata\n\n')).toBe('id\ndata\n\n');
+  });
+
+  test('only a retry field is a retry, and only it or a comment is a callback after the last block', () => {
+    const read = (text: string) => {
+      const lines = new SseLines(1 << 20);
+      lines.push(text);
+      return { retry: lines.retry, tail: lines.tailCallbacks, boundary: lines.boundary };
+    };
+    expect(read('retry: 5\n\n')).toEqual({ retry: true, tail: false, boundary: 10 });
+    expect(read('data: 1\n\nretry: 5\n')).toEqual({ retry: true, tail: true, boundary: 9 });
+    expect(read('data: 1\n\n: c\n')).toEqual({ retry: false, tail: true, boundary: 9 });
+    for (const other of ['event: x', 'rxtry: 5', 'retro: 5', 'retrys: 5', 'r: 5', 'zz: 1'])
+      expect(read(`data: 1\n\n${other}\n`), other).toEqual({
+        retry: false,
+        tail: false,
+        boundary: 9,
+      });
   });
 
   const block = fc.constantFrom(

@@ -14,10 +14,11 @@
  * The line `input[from, to)`, whose first character was matched already, is the field of that
  * character and `rest` (`data` is `d` and `ata`): the name alone, or the name, `:` and a value.
  * Compared character by character: cheaper than `startsWith` on every line of every stream.
+ * (`input[to]` is the line's CR or LF, which no name holds: a line shorter than the name fails
+ * there, so no bound is checked.)
  */
 function isNamed(input: string, from: number, to: number, rest: string): boolean {
   const end = from + 1 + rest.length;
-  if (end > to) return false;
   for (let i = 0; i < rest.length; i++) {
     if (input.charCodeAt(from + 1 + i) !== rest.charCodeAt(i)) return false;
   }
@@ -62,7 +63,7 @@ export class SseLines {
    * has other text), so the common block (an id, then data) never scans its id line twice.
    */
   private idFrom = -1;
-  private idTo = -1;
+  private idTo = 0;
   /** End of the last block the parser has seen whole, in the text of the latest push. */
   boundary = -1;
   /** A comment or `retry:` line came after {@link boundary} in the latest push. */
