@@ -24,6 +24,8 @@ const RUNTIME_FAST = [
   'properties/runtime/raw-forwarding.test.ts',
   'properties/runtime/cursor-index.test.ts',
   'properties/runtime/decision-core.test.ts',
+  'properties/runtime/response-precheck.test.ts',
+  'properties/runtime/guard-ids.test.ts',
 ];
 
 /**

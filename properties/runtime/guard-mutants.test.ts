@@ -39,6 +39,7 @@ const CLIENT: Record<GuardMutantName, ClientKind> = {
   // (Not a bug of issue 16, not in GUARD_MUTANTS: raw-forwarding.test.ts kills it.)
   'hands-on-unfinished-blocks': 'direct',
   'lazy-index-skips-taken-ids': 'direct',
+  'response-needs-id-colon': 'direct',
 };
 
 describe('the differential property finds every guard mutant', () => {

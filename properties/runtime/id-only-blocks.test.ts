@@ -6,17 +6,21 @@
 import { fc, test } from '@fast-check/vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect } from 'vitest';
-import { idOnlyBlocksAsPriming } from '../../src/runtime/id-only-blocks.js';
+import {
+  idOnlyBlocksAsPriming,
+  SseLines,
+  type SseLinesMutant,
+} from '../../src/runtime/id-only-blocks.js';
 import { continuityGuard, type StreamResumptionError } from '../../src/runtime/index.js';
 import { announceSeed, runs } from '../support/seed.js';
 import { hostile, note, RESULT, sse, SSE_HEADERS, type Hostile } from './hostile.js';
 
 const seed = announceSeed('properties/runtime/id-only-blocks.test.ts');
 
-function events(chunks: string[]): EventSourceMessage[] {
+function events(chunks: string[], mutant?: SseLinesMutant): EventSourceMessage[] {
   const got: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => got.push(e) });
-  const rewrite = idOnlyBlocksAsPriming(1 << 20);
+  const rewrite = idOnlyBlocksAsPriming(1 << 20, mutant);
   for (const c of chunks) parser.feed(rewrite(c));
   return got;
 }
@@ -74,6 +78,36 @@ describe('the rewriter', () => {
     expect(rewrite('id: 3\n\n\nid: 4\0\n\n')).toBe('id: 3\ndata:\n\n\nid: 4\0\n\n');
   });
 
+  test('only the fields named exactly id and data count: a field that starts like one is another', () => {
+    const rewrite = idOnlyBlocksAsPriming(1 << 20);
+    // Not data: the block stays id-only and is rewritten.
+    for (const other of ['dzzz: x', 'dat: x', 'datum: x', 'datax: 1', 'd'])
+      expect(rewrite(`id: 7\n${other}\n\n`), other).toBe(`id: 7\n${other}\ndata:\n\n`);
+    expect(rewrite('dzzz: x\nid: 8\n\n')).toBe('dzzz: x\nid: 8\ndata:\n\n');
+    // Not an id: nothing to rewrite.
+    for (const other of ['iz: 7', 'ids: 7', 'i: 7', 'i'])
+      expect(rewrite(`${other}\n\n`), other).toBe(`${other}\n\n`);
+    // The names alone, without a colon, are the fields with an empty value.
+    expect(rewrite('id\ndata\n\n')).toBe('id\ndata\n\n');
+  });
+
+  test('only a retry field is a retry, and only it or a comment is a callback after the last block', () => {
+    const read = (text: string) => {
+      const lines = new SseLines(1 << 20);
+      lines.push(text);
+      return { retry: lines.retry, tail: lines.tailCallbacks, boundary: lines.boundary };
+    };
+    expect(read('retry: 5\n\n')).toEqual({ retry: true, tail: false, boundary: 10 });
+    expect(read('data: 1\n\nretry: 5\n')).toEqual({ retry: true, tail: true, boundary: 9 });
+    expect(read('data: 1\n\n: c\n')).toEqual({ retry: false, tail: true, boundary: 9 });
+    for (const other of ['event: x', 'rxtry: 5', 'retro: 5', 'retrys: 5', 'r: 5', 'zz: 1'])
+      expect(read(`data: 1\n\n${other}\n`), other).toEqual({
+        retry: false,
+        tail: false,
+        boundary: 9,
+      });
+  });
+
   const block = fc.constantFrom(
     'id: 7\n\n',
     'id: 7\r\n\r\n',
@@ -83,11 +117,16 @@ describe('the rewriter', () => {
     'id: 9\ndata: {"a":1}\n\n',
     'retry: 10\n\n',
     'id\n\n',
+    // The NUL check of an id line waits for the block's end (or the text's): ids with and
+    // without NUL, alone, after data, and after one another.
+    'id: 4\0\n\n',
+    'id: 5\nid: 4\0\n\n',
+    'id: 4\0\nid: 5\r\n\r\n',
+    'id: 4\0\nevent: e\ndata: d\n\n',
+    'id: 6\nevent: e\n\n',
   );
-  test.prop([fc.array(block, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 5 })], {
-    seed,
-    numRuns: runs(200),
-  })('the same events however the bytes are split (inside CRLF, inside UTF-8)', (blocks, cuts) => {
+  /** The bytes of `blocks` cut at `cuts`, decoded chunk by chunk. */
+  function cut(blocks: string[], cuts: number[]): string[] {
     const bytes = new TextEncoder().encode(blocks.join(''));
     const at = [...new Set(cuts.map((c) => (bytes.length ? c % bytes.length : 0)))].sort(
       (a, b) => a - b,
@@ -100,7 +139,32 @@ describe('the rewriter', () => {
       from = c;
     }
     chunks.push(decoder.decode());
-    expect(events(chunks)).toEqual(events([blocks.join('')]));
+    return chunks;
+  }
+  const blocks = fc.array(block, { maxLength: 6 });
+  const cuts = fc.array(fc.nat(), { maxLength: 5 });
+  test.prop([blocks, cuts], {
+    seed,
+    numRuns: runs(200),
+  })('the same events however the bytes are split (inside CRLF, inside UTF-8)', (bs, cs) => {
+    expect(events(cut(bs, cs))).toEqual(events([bs.join('')]));
+  });
+
+  test('the property kills drops-pending-id (an id line cut from its block end loses its NUL check)', () => {
+    const result = fc.check(
+      fc.property(
+        blocks,
+        cuts,
+        (bs, cs) =>
+          JSON.stringify(events(cut(bs, cs), 'drops-pending-id')) ===
+          JSON.stringify(events([bs.join('')])),
+      ),
+      { seed, numRuns: runs(200) },
+    );
+    expect(result.failed, `drops-pending-id survived (seed ${seed})`).toBe(true);
+    // The case itself: the id line in one text, the blank line in the next.
+    expect(events(['id: 5\n', '\n'])).toEqual([{ id: '5', event: undefined, data: '' }]);
+    expect(events(['id: 5\n', '\n'], 'drops-pending-id')).toEqual([]);
   });
 });
 

@@ -17,4 +17,8 @@ export type GuardMutantName =
   | 'hands-on-unfinished-blocks'
   // Nor this: the lazy cursor index of issue 31 (cursor-index.ts, `remember`) skipping its check
   // for an id the map already holds; properties/runtime/cursor-index.test.ts kills it.
-  | 'lazy-index-skips-taken-ids';
+  | 'lazy-index-skips-taken-ids'
+  // Nor this: the response pre-check of issue 31 (guard-body.ts, `feed`) counting a narrower
+  // pattern (`"id":`) than a response's data must hold, so that `"id" :` (JSON may space
+  // around its colon) is never looked at; properties/runtime/response-precheck.test.ts kills it.
+  | 'response-needs-id-colon';
