@@ -24,6 +24,8 @@ const RUNTIME_FAST = [
   'properties/runtime/raw-forwarding.test.ts',
   'properties/runtime/cursor-index.test.ts',
   'properties/runtime/decision-core.test.ts',
+  // How a failed stream ends its call (endCalls: 'respond'): guard-core.ts, call-settlement.ts.
+  'properties/runtime/call-settlement.test.ts',
 ];
 
 /**
