@@ -16,11 +16,13 @@ import {
   StreamResumptionError,
   type ContinuityGuardOptions,
 } from '../../src/runtime/index.js';
+import { settlementOf } from '../../src/runtime/call-settlement.js';
 import {
   ev,
   readAll,
   scriptedFetch,
   sseResponse,
+  wire,
   type Reply,
   type Sent,
 } from './scripted-fetch.js';
@@ -303,5 +305,115 @@ describe('resumptionFailureOf reads only the guard error', () => {
     expect(
       resumptionFailureOf(rpc({ outcome: 'session-lost', requestId: 'r' }))!.call!.requestId,
     ).toBe('r');
+  });
+});
+
+describe('what the settlement and the failure name, at the edges', () => {
+  test('an error that names no call settles with nulls for every field of the call', () => {
+    const m = settlementOf(new StreamResumptionError('gone', 'session-gone', 'session-lost'));
+    expect(m).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: RESUMPTION_ERROR_CODE,
+        message: 'session-lost: gone',
+        data: {
+          outcome: 'session-lost',
+          code: 'session-gone',
+          reason: 'gone',
+          stream: null,
+          cursor: null,
+          lastDelivered: null,
+          requestId: null,
+          method: null,
+        },
+      },
+    });
+  });
+
+  test('a break in a first stream names the stream of the last id delivered (no cursor yet)', async () => {
+    const g = guard(() => sseResponse(ev('ab1-s2-1') + ev('ab1-s2-2') + ev('ab1-s2-4')), {
+      endCalls: 'error',
+    });
+    const { error } = await readAll(await g.post());
+    expect((error as StreamResumptionError).code).toBe('break');
+    expect((error as StreamResumptionError).call).toMatchObject({
+      stream: 'ab1-s2',
+      cursor: null,
+      lastDelivered: 'ab1-s2-2',
+    });
+  });
+
+  test('an error that is not the guard failure (an event over maxEventBytes) errors the body: no settlement', async () => {
+    // (An event still being read when it passes the bound: the stream's end has not come.)
+    const g = guard(() => sseResponse(wire(`id: 1\ndata: ${'x'.repeat(100)}`)), {
+      maxEventBytes: 64,
+    });
+    const { text, error } = await readAll(await g.post());
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(StreamResumptionError);
+    expect(String((error as Error).message)).toMatch(/larger than 64 bytes/);
+    expect(text).not.toContain('mcpr-call-ended');
+  });
+
+  test('a cursor without a readable sequence fails with the outcome resumption-failed', async () => {
+    const g = guard(() => sseResponse(ev(1)), { endCalls: 'error' });
+    const e = await g.get('x7').then(
+      () => null,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(StreamResumptionError);
+    expect((e as StreamResumptionError).outcome).toBe('resumption-failed');
+    expect((e as StreamResumptionError).code).toBe('unproven');
+  });
+
+  test('a cursorless end is traced as a reconnect without a cursor, decided resumption-failed', async () => {
+    const trace: Record<string, unknown>[] = [];
+    const g = guard(() => sseResponse('data: {"n":1}\n\n'), {
+      onTrace: (line) => {
+        const { t, ...rest } = line as { t: number };
+        void t;
+        trace.push(rest);
+      },
+    });
+    await readAll(await g.post());
+    expect(trace).toEqual([
+      { type: 'open', status: 200 },
+      { type: 'event' },
+      { type: 'end' },
+      { type: 'reconnect', cursor: null },
+      { type: 'decision', outcome: 'resumption-failed' },
+    ]);
+  });
+
+  test('observe only: a request stream that ends with no id and no response is forgotten, owed nothing', async () => {
+    const g = guard(() => sseResponse('data: {"n":1}\n\n'), { enforce: false });
+    const { text, error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(text).toBe('data: {"n":1}\n\n');
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
+  });
+
+  test('a refused reconnect of a failed stream is decided at once: nothing is left pending', async () => {
+    const trace: Record<string, unknown>[] = [];
+    const traced = guard(
+      (s, n) => (n === 0 ? sseResponse(ev(1)) : new Response(null, { status: 405 })),
+      {
+        onTrace: (line) => {
+          const { t, ...rest } = line as { t: number };
+          void t;
+          trace.push(rest);
+        },
+      },
+    );
+    await readAll(await traced.post());
+    await readAll(await traced.get('1'));
+    const before = trace.length;
+    expect((await traced.get('1')).status).toBe(405);
+    expect(trace.slice(before)).toEqual([
+      { type: 'reconnect', cursor: 1 },
+      { type: 'decision', outcome: 'resumption-failed' },
+    ]);
+    expect(traced.state()).toEqual({ streams: 1, failed: 1, owed: 0, pending: 0 });
   });
 });
