@@ -366,10 +366,11 @@ export class GuardCore extends DecisionCore<Track, string> {
     this.emit(track, line);
     track.snapshot = this.settle(this.engine.step(track.snapshot, observationOf(line)!));
     // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
-    // cursor); the error raised stays the stream's first one.
+    // cursor); the error raised stays the stream's first one. (A machine passed through the
+    // `machine` option that leaves no outcome: the line says the stream's failure.)
     this.emit(track, {
       type: 'decision',
-      outcome: track.snapshot.context.outcome ?? 'resumption-failed',
+      outcome: track.snapshot.context.outcome ?? error.outcome,
     });
     return error;
   }
