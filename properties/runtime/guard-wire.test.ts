@@ -4,7 +4,12 @@
  * contract whoever calls it. Part of `npm run mutation:runtime`'s selection.
  */
 import { describe, expect, test } from 'vitest';
-import { eventLine, isEventStreamType, isResponseMessage } from '../../src/runtime/guard-wire.js';
+import {
+  eventLine,
+  isEventStreamType,
+  isResponseMessage,
+  serialize,
+} from '../../src/runtime/guard-wire.js';
 
 describe('guard-wire readers', () => {
   test('isResponseMessage: only a JSON-RPC response with an id key written as such', () => {
@@ -25,5 +30,12 @@ describe('guard-wire readers', () => {
   test('isEventStreamType: no content type is no SSE', () => {
     expect(isEventStreamType(null)).toBe(false);
     expect(isEventStreamType(' Text/Event-Stream; charset=utf-8')).toBe(true);
+  });
+
+  test('serialize: an event without an id is written without an id line', () => {
+    expect(serialize({ data: 'x', id: undefined, event: undefined })).toBe('data: x\n\n');
+    expect(serialize({ data: 'a\nb', id: '3', event: 'note' })).toBe(
+      'event: note\nid: 3\ndata: a\ndata: b\n\n',
+    );
   });
 });
