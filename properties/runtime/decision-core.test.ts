@@ -209,11 +209,11 @@ describe('both guards decide through the one decision core', () => {
     const core = new GuardCore({ onTrace: (l) => void sse.push(l) }, undefined);
     const track = core.newTrack(null);
     core.record(track, { type: 'open', status: 200 });
-    core.event(track, 1);
-    core.streamEnded(track);
+    core.event(track, 1, undefined, false);
+    core.streamEnded(track, false);
     expect(core.reconnect(track, '1')).toBeNull();
     core.record(track, { type: 'response', status: 200 });
-    expect(core.event(track, 2)).toBeNull();
+    expect(core.event(track, 2, undefined, false)).toBeNull();
     const task: Record<string, unknown>[] = [];
     const guard = taskStreamGuard({ onTrace: (l) => void task.push(l) });
     for await (const e of guard.follow({ taskId: 't' }, taskAnswer([0, 1]))) void e;
@@ -240,8 +240,10 @@ describe('both guards decide through the one decision core', () => {
     const now = vi.spyOn(Date, 'now');
     const track = core.newTrack(null);
     expect(core.record(track, { type: 'open', status: 200 })).toBeNull();
-    expect(core.event(track, 1)).toBeNull();
-    expect(core.event(track, 2)).toBeNull();
+    expect(core.event(track, 1, undefined, false)).toBeNull();
+    expect(core.event(track, 2, undefined, false)).toBeNull();
+    // (The third event takes the machine's fast path: the cursor step before it was pure.)
+    expect(core.event(track, 3, undefined, false)).toBeNull();
     expect(core.record(track, { type: 'end' })).toBeNull();
     // Nothing is budgeted and nothing is written: no time is used, so none is read.
     expect(now).not.toHaveBeenCalled();

@@ -281,7 +281,12 @@ export class GuardCore extends DecisionCore<Track, string> {
    * successor after the same pure cursor step, machine-track.ts), else {@link record}. Both
    * record the same line and leave the machine in the same state.
    */
-  event(t: Track, id: number, stream?: string, response = false): StreamResumptionError | null {
+  event(
+    t: Track,
+    id: number,
+    stream: string | undefined,
+    response: boolean,
+  ): StreamResumptionError | null {
     if (!t.machine.successor(id, stream)) return this.record(t, eventLine(id, stream, response));
     // (A pure cursor step leaves a state without a budget, and decides nothing.)
     if (this.options.onTrace) this.emit(t, eventLine(id, stream, response), this.now());
@@ -322,7 +327,7 @@ export class GuardCore extends DecisionCore<Track, string> {
    * a reconnect without a cursor, a failed resumption (rule 0), and the call it owed ends now
    * (returned: the error to end it with) instead of waiting for a response that cannot come.
    */
-  streamEnded(track: Track, abandoned = false): StreamResumptionError | null {
+  streamEnded(track: Track, abandoned: boolean): StreamResumptionError | null {
     track.giveUp = undefined;
     if (track.failure) return null;
     if (track.completed) {
@@ -361,10 +366,11 @@ export class GuardCore extends DecisionCore<Track, string> {
     this.emit(track, line);
     track.snapshot = this.settle(this.engine.step(track.snapshot, observationOf(line)!));
     // The decision recorded is the machine's on this unanswered GET (rule 1, or rule 0 without a
-    // cursor); the error raised stays the stream's first one.
+    // cursor); the error raised stays the stream's first one. (A machine passed through the
+    // `machine` option that leaves no outcome: the line says the stream's failure.)
     this.emit(track, {
       type: 'decision',
-      outcome: track.snapshot.context.outcome ?? 'resumption-failed',
+      outcome: track.snapshot.context.outcome ?? error.outcome,
     });
     return error;
   }

@@ -27,7 +27,7 @@ export function methodOf(input: Input, init?: RequestInit): string {
 export function eventLine(
   id: number,
   stream: string | undefined,
-  response = false,
+  response: boolean,
 ): { type: 'event'; id: number; stream?: string; response?: true } {
   const line: { type: 'event'; id: number; stream?: string; response?: true } = stream
     ? { type: 'event', id, stream }
