@@ -217,11 +217,24 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
     if (state === 'polling' || state === 'delayed') {
       e = this.decide(track, { type: 'PROOF_TIMEOUT' });
     } else {
-      this.emit(track, { type: 'disconnect' });
-      e = this.decide(track, { type: 'DISCONNECT' });
+      e = this.disconnected(track);
     }
     if (e) track.giveUp?.(e);
     return e;
+  }
+
+  /**
+   * The stream was given up (a break, a cut, a pending resume whose budget ran out): its
+   * `disconnect` line, with `extra` fields if any, at `t` (default now), and the machine's
+   * DISCONNECT.
+   */
+  disconnected(
+    track: T,
+    extra?: Record<string, unknown>,
+    t?: number,
+  ): StreamResumptionError | null {
+    this.emit(track, { type: 'disconnect', ...extra }, t);
+    return this.decide(track, { type: 'DISCONNECT' });
   }
 
   /** Starts the episode's budget timer: it runs out at `episodeT + proofTimeoutMs`. */

@@ -164,8 +164,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
     } catch (e) {
       if (!(e instanceof WireFactError)) throw e;
       // A malformed message is not passed on: the guard gives the stream up (a break).
-      this.emit(track, { type: 'disconnect', malformed: e.message }, t);
-      const error = this.decide(track, { type: 'DISCONNECT' });
+      const error = this.disconnected(track, { malformed: e.message }, t);
       throw (
         error ??
         new Error(
@@ -261,8 +260,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
       if (e) return e;
     }
     // A native line: the binding keeps it as it is (rule 1 before any answer to a resume).
-    this.emit(track, { type: 'disconnect' });
-    return this.decide(track, { type: 'DISCONNECT' });
+    return this.disconnected(track);
   }
 
   /** Whether an event is handed on: accepted by the machine (or let through by a mutant). */
@@ -346,8 +344,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
       track.busy = false;
       if (!ended && !track.failure && this.tracks.get(track.taskId) === track) {
         // The application stopped reading before the stream ended: it cut the connection.
-        this.emit(track, { type: 'disconnect' });
-        this.decide(track, { type: 'DISCONNECT' });
+        this.disconnected(track);
       }
       void it.return?.()?.catch(() => {});
     }
