@@ -142,10 +142,13 @@ const RECONNECT_WITH_CURSOR = [CURSOR_DROPPED, IDLESS, BEGIN] as const;
 /** As above, where no id-less data can have been delivered either (it fails before proof). */
 const RECONNECT_CLEAN = [CURSOR_DROPPED, BEGIN] as const;
 
-/** Before any event proved continuity, id-less data cannot be placed after the cursor. */
+/**
+ * Before any event proved continuity, id-less data cannot be placed after the cursor. A client
+ * that delivers it anyway has tainted the stream too (rule 0.3).
+ */
 const DATA_BEFORE_PROOF = {
   target: 'resumptionFailed',
-  actions: fail('unproven-data'),
+  actions: [fail('unproven-data'), 'acceptData'],
 } as const;
 
 const OPEN = { guard: 'openOk', target: 'streaming', actions: 'open' } as const;
@@ -273,6 +276,9 @@ export const clientMachineConfig = {
         RECONNECT,
         OPEN,
         EVENT: { actions: 'clearTaint' },
+        // Rule 0.3 has no exception after a failure: a client that carries on and delivers
+        // id-less data on the failed stream has tainted it, and its next reconnect fails.
+        DATA: { actions: 'acceptData' },
       },
     },
     sessionLost: {

@@ -77,7 +77,7 @@ export function noCursor(_ctx: ClientContext, ev: ReconnectObservation): boolean
 /**
  * Rule 0.3: data without an id was delivered and no event since: no cursor can name it. The
  * taint is kept in delivery order (`idless` is set by the data and cleared by the next event
- * delivered, on an accepted stream or on the stream whose reconnect failed), never by comparing
+ * delivered, both on an accepted stream, before proof, and on the stream whose reconnect failed), never by comparing
  * ids: after a failed reconnect a server may number again from 1, and an event 3 delivered
  * after the data names it although 3 is below the cursor before the data.
  */

@@ -47,18 +47,24 @@ const offByOneFloor: MachineMutant = {
   }),
 };
 
-/** The machine's configuration without the proof budget of `delayed` (rule 7.1). */
-const NO_DELAYED_BUDGET = (() => {
-  const { PROOF_TIMEOUT, ...on } = clientMachineConfig.states.delayed.on;
-  void PROOF_TIMEOUT;
+/** The machine's configuration with one event of one state's transitions left out. */
+function without<S extends 'delayed' | 'resumptionFailed'>(
+  state: S,
+  event: keyof (typeof clientMachineConfig.states)[S]['on'],
+) {
+  const on: Record<string, unknown> = { ...clientMachineConfig.states[state].on };
+  delete on[event as string];
   return {
     ...clientMachineConfig,
     states: {
       ...clientMachineConfig.states,
-      delayed: { ...clientMachineConfig.states.delayed, on },
+      [state]: { ...clientMachineConfig.states[state], on },
     },
-  };
-})();
+  } as typeof clientMachineConfig;
+}
+
+/** The machine's configuration without the proof budget of `delayed` (rule 7.1). */
+const NO_DELAYED_BUDGET = without('delayed', 'PROOF_TIMEOUT');
 
 /** The machine without the proof budget of `delayed`: it waits there forever. */
 const noDelayedBudget = clientSetup.createMachine(NO_DELAYED_BUDGET) as ClientMachine;
@@ -171,6 +177,14 @@ const idlessIsKeepalive: MachineMutant = {
   }),
 };
 
+/** Id-less data delivered after a failed reconnect is dropped: the next reconnect looks clean. */
+const ignoresDataAfterFailure: MachineMutant = {
+  name: 'ignores-data-after-failure',
+  description:
+    'drops id-less data delivered after a failed reconnect, so a later reconnect of the tainted stream can be resumed',
+  machine: clientSetup.createMachine(without('resumptionFailed', 'DATA')) as ClientMachine,
+};
+
 /** The old rule 7.1: `delayed` has no proof budget, so a floor lets the client wait forever. */
 const delayedForever: MachineMutant = {
   name: 'delayed-forever',
@@ -190,5 +204,6 @@ export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   failsEmptyPoll,
   acceptsNoCursor,
   idlessIsKeepalive,
+  ignoresDataAfterFailure,
   delayedForever,
 ];

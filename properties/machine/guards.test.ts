@@ -304,11 +304,11 @@ describe('id-less data (DATA) in every state', () => {
     ['stalled', 'stalled', null, false],
     ['closed', 'closed', null, false],
     ['reconnecting', 'reconnecting', null, false],
-    ['awaitingProof', 'resumptionFailed', 'resumption-failed', false],
+    ['awaitingProof', 'resumptionFailed', 'resumption-failed', true],
     ['polling', 'polling', null, false],
-    ['delayed', 'resumptionFailed', 'resumption-failed', false],
+    ['delayed', 'resumptionFailed', 'resumption-failed', true],
     ['resumed', 'resumed', 'resumed', true],
-    ['resumptionFailed', 'resumptionFailed', 'resumption-failed', false],
+    ['resumptionFailed', 'resumptionFailed', 'resumption-failed', true],
     ['sessionLost', 'sessionLost', 'session-lost', false],
   ];
   test.each(table)('%s -> %s', (state, next, outcome, idless) => {

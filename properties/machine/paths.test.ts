@@ -8,7 +8,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createTestModel } from 'xstate/graph';
-import { clientMachine } from '../../model/client-machine.js';
+import { clientMachine, type ClientMachine } from '../../model/client-machine.js';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
 import type { Observation } from '../../model/observations.js';
 import { describeObservations } from '../../model/describe.js';
 import { initialSnapshot, step, stateOf, type ClientSnapshot } from '../../model/run.js';
@@ -137,6 +138,67 @@ describe('xstate/graph paths against the reference adapter', () => {
 
   it('agrees on every simple path of one reconnect', async () => {
     for (const path of simple) await runAgainstAdapter(path);
+  });
+});
+
+describe('named paths against the reference adapter', () => {
+  // The review of 0190c89 (S2): events 1 and 2, a reconnect that fails on a skip, id-less data
+  // delivered on the failed stream, then a reconnect of the old cursor answered by its
+  // successor. Rule 0.3 has no exception after a failure: the data taints the stream, so the
+  // second reconnect is resumption-failed (idless-data) although event 3 comes first.
+  const dataAfterFailure: Observation[] = [
+    { type: 'OPEN', status: 200 },
+    { type: 'EVENT', id: 1 },
+    { type: 'EVENT', id: 2 },
+    { type: 'DISCONNECT' },
+    { type: 'RECONNECT', cursor: 2 },
+    { type: 'RESPONSE', status: 200 },
+    { type: 'EVENT', id: 7 },
+    { type: 'DATA' },
+    { type: 'DISCONNECT' },
+    { type: 'RECONNECT', cursor: 2 },
+    { type: 'RESPONSE', status: 200 },
+    { type: 'EVENT', id: 3 },
+  ];
+  const final = (events: Observation[], machine: ClientMachine = clientMachine) =>
+    events.reduce((snap, ev) => step(snap, ev, machine), initialSnapshot(machine));
+
+  it('id-less data after a failed reconnect taints the stream (rule 0.3, idless-data)', () => {
+    runLockstep(dataAfterFailure);
+    const at = final(dataAfterFailure.slice(0, 10));
+    expect(stateOf(at)).toBe('resumptionFailed');
+    expect(at.context.reason?.code).toBe('idless-data');
+    // The data's taint is decided at the reconnect: what the answer says never undoes it.
+    const end = final(dataAfterFailure);
+    expect(stateOf(end)).toBe('resumptionFailed');
+    expect(end.context.reason?.code).toBe('idless-data');
+  });
+
+  it('kills ignores-data-after-failure: that mutant resumes the tainted reconnect', () => {
+    const mutant = MACHINE_MUTANTS.find((m) => m.name === 'ignores-data-after-failure')!;
+    const end = final(dataAfterFailure, mutant.machine);
+    expect(stateOf(end)).toBe('resumed');
+    expect(end.context.reason?.code).toBe('successor');
+  });
+
+  it('an event delivered after that data ends the taint, as on an accepted stream', () => {
+    const cleared = [...dataAfterFailure.slice(0, 8), { type: 'EVENT', id: 8 } as Observation];
+    runLockstep([...cleared, { type: 'END' }, { type: 'RECONNECT', cursor: 8 }]);
+    expect(stateOf(final([...cleared, { type: 'END' }, { type: 'RECONNECT', cursor: 8 }]))).toBe(
+      'reconnecting',
+    );
+  });
+
+  it('data that fails a reconnect before proof (rule 6.2) taints the stream too', () => {
+    const before: Observation[] = [
+      ...dataAfterFailure.slice(0, 6),
+      { type: 'DATA' },
+      { type: 'DISCONNECT' },
+      { type: 'RECONNECT', cursor: 2 },
+    ];
+    runLockstep(before);
+    expect(final(before.slice(0, 7)).context.reason?.code).toBe('unproven-data');
+    expect(final(before).context.reason?.code).toBe('idless-data');
   });
 });
 

@@ -14,9 +14,9 @@
  * - where the seed fails an empty stream that the server ended cleanly, the adapter polls (MCP
  *   2025-11-25 lets a server close a stream at will): unproven, failed only when the proof
  *   timer fires, or on the next reconnect's evidence;
- * - id-less data: delivered on an accepted stream, but no later reconnect can be proven until an
- *   event with an id follows; before any proof it fails the reconnect (the seed's events all
- *   carry ids, so it has no word for them).
+ * - id-less data: delivered on an accepted stream, before proof, or after a failed reconnect, no
+ *   later reconnect can be proven until an event with an id follows; before any proof it also
+ *   fails the reconnect (the seed's events all carry ids, so it has no word for them).
  */
 import type { ClientStateName } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
@@ -113,8 +113,13 @@ export class ReferenceAdapter {
         }
         return;
       case 'DATA':
-        if (p === 'streaming' || p === 'resumed') this.idless = true;
-        else if (p === 'awaitingProof' || p === 'delayed') this.fail();
+        // Delivered data taints the stream wherever it can still arrive, a failed one included
+        // (rule 0.3); before any proof it fails the reconnect as well (rule 6.2).
+        if (p === 'streaming' || p === 'resumed' || p === 'resumptionFailed') this.idless = true;
+        else if (p === 'awaitingProof' || p === 'delayed') {
+          this.fail();
+          this.idless = true;
+        }
         return;
       case 'KEEPALIVE':
         return;
