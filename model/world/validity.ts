@@ -25,7 +25,7 @@ export const CONDITIONS: readonly { name: ConditionName; text: string }[] = [
   },
   {
     name: 'honestServer',
-    text: 'the server replays every event after the cursor before any new one, or rejects distinguishably',
+    text: 'the server meets server requirement 4 of docs/spec.md: it replays every event after the cursor before any new one, polls only while nothing after the cursor exists, or rejects distinguishably',
   },
   {
     name: 'timeoutAboveKeepalive',
