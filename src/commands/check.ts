@@ -36,9 +36,9 @@ const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern
                              [--binding mcp-sse|mcp-tasks]
 
 Checks a trace recorded from an MCP client: did it ever accept a reconnect it could not
-prove? Every reconnect is decided by the client machine (docs/model.md) on the lines between
-it and the next reconnect (its judgement window), and compared with the implementation's own
-decision. FILE is a path, or - for standard input. The trace streams: memory stays flat. A
+prove? Every reconnect is decided by the rules of docs/spec.md ("The rules"; mcp-resumption
+table prints them), as the client machine encodes them, on the lines between it and the next
+reconnect (its judgement window), and compared with the implementation's own decision. FILE is a path, or - for standard input. The trace streams: memory stays flat. A
 path under properties/corpus/ that is not in the current directory is read from the installed
 package's corpus, so the docs' reproduction commands run outside a clone too.
 
@@ -51,7 +51,9 @@ Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "
                                                   are such lines: they count like any id)
   {"type":"event","data":"..."}                   id-less data: delivered, never replayable; a
                                                   reconnect after it (before the next id) fails
-  {"type":"keepalive"}                            bytes that change no id (comment, id-less ping)
+  {"type":"keepalive"}                            an SSE comment (": ..."): never delivered, states
+                                                  no position; a data block without an id is an
+                                                  event line without an id, never a keepalive
   {"type":"idle-timeout"}  {"type":"disconnect"}  {"type":"end"}   (end: the server ended the stream)
   {"type":"reconnect","cursor":41}                reconnect with Last-Event-ID (null: none sent);
                                                   stream optional
@@ -67,8 +69,9 @@ Bindings: the lines above are mcp-sse (the default: resumable SSE streams, Last-
 A first line {"type":"binding","name":"mcp-tasks"} (optional "proofBudget": MS) or --binding
 mcp-tasks reads MCP task event streams (SEP-2694 draft) instead:
   {"type":"tasks/stream","taskId":"t1","after":5} the call; with after: a resume (reconnect);
-                                                  without after once t1's events were seen:
-                                                  the cursor was dropped (rule 0)
+                                                  without after once t1's events were seen: a
+                                                  resume from the last seq seen, whose repeats
+                                                  are duplicates
   {"type":"tasks/event","taskId":"t1","seq":6}    notifications/tasks/event; a duplicate (seq not
                                                   above after, or above the last seq) is dropped:
                                                   it proves nothing and extends no wait
@@ -80,7 +83,7 @@ mcp-tasks reads MCP task event streams (SEP-2694 draft) instead:
 
 Expected outcome: the first of resumed, resumption-failed or session-lost that the machine
 reaches in the window; delayed if it stays delayed until the window closes (with --proof-budget,
-for at most that budget from the episode's first reconnect: rule 7.1); a reconnect still
+for at most that budget from the episode's first reconnect: rule 7.4); a reconnect still
 unproven when the window closes (next reconnect, end of trace) is resumption-failed.
 Polling: when the server ends a resumed stream before any event, the next reconnect with the
 same cursor continues one episode, judged as one (delayed on an intermediate poll is ok); a

@@ -3,7 +3,7 @@
  * observed variants walked through it.
  */
 import { clientMachine } from '../../model/client-machine.js';
-import { RULES, RULE_OF } from '../../model/rules.js';
+import { RULES, RULE_OF, SPEC_RULES } from '../../model/rules.js';
 import { formatSeedVariants } from '../../model/seed-variants.js';
 import { listTransitions } from '../../model/transitions.js';
 import { parseCommandArgs, type Command } from './cli-kit.js';
@@ -17,7 +17,9 @@ export function renderTable(): string {
   const lines: string[] = [];
   lines.push('Decision boundary of the client machine (model/client-machine.ts)');
   lines.push('');
-  lines.push('Rules for one reconnect with cursor c, applied in this order:');
+  lines.push(
+    `Rules for one reconnect with cursor c, applied in this order (stated in ${SPEC_RULES}):`,
+  );
   RULES.forEach((r, i) => lines.push(`  ${i}. ${r}`));
   lines.push('');
   lines.push('Transitions that decide (read off the machine definition):');

@@ -1,5 +1,5 @@
 /**
- * The generated blocks of docs/model.md, docs/incident.md and docs/primer.md, and their
+ * The generated blocks of docs/model.md (its rules, from model/rules.ts, and its diagrams), docs/incident.md and docs/primer.md, and their
  * replacement in a page: what `node dist/src/docs-gen/main.js blocks FILE` (./main.ts) and
  * `mcp-resumption diagram --write FILE` write.
  */
@@ -13,12 +13,14 @@ import {
   SIMPLE_END,
   simpleDiagramBlock,
 } from './diagram.js';
+import { RULES_BEGIN, RULES_END, rulesBlock } from '../../model/rules.js';
 import { incidentBlock } from './incident-diagrams.js';
 import { primerBlock } from './primer-diagrams.js';
 
 /** Every generated block `blocks` (and `diagram --write`) knows, in the order it fills them. */
 export async function generatedBlocks(): Promise<MarkedBlock[]> {
   return [
+    { begin: RULES_BEGIN, end: RULES_END, text: rulesBlock() },
     { begin: SIMPLE_BEGIN, end: SIMPLE_END, text: simpleDiagramBlock(clientMachine) },
     { begin: DIAGRAM_BEGIN, end: DIAGRAM_END, text: diagramBlock(clientMachine) },
     incidentBlock(),
