@@ -145,23 +145,26 @@ async function callOnce(
 }
 
 describe('erratum: a 405 to a resume GET leaves the SDK call waiting for its timeout', () => {
-  test.each(['v1', 'v2'] as const)('SDK %s Client.callTool', async (kind) => {
-    const seen: Seen[] = [];
-    const url = await listen(seen);
-    const { error, at, transportErrors } = await callOnce(kind, url);
+  test.each(['v1', 'v2'] as const)(
+    'SDK %s Client.callTool: the resume GET (Last-Event-ID 2) is answered 405, nothing is reported, then "Request timed out"',
+    async (kind) => {
+      const seen: Seen[] = [];
+      const url = await listen(seen);
+      const { error, at, transportErrors } = await callOnce(kind, url);
 
-    // The client did resume: a GET with Last-Event-ID 2, answered 405.
-    const resume = seen.find((s) => s.method === 'GET' && s.lastEventId === '2');
-    expect(resume, JSON.stringify(seen)).toBeDefined();
-    expect(resume!.status).toBe(405);
-    // ... and the call learnt nothing from it: it ended only by its own request timeout,
-    // after the 405 was answered (code -32001, "Request timed out"), as a slow tool's would.
-    expect(resume!.at).toBeLessThanOrEqual(at);
-    expect(error).toBeInstanceOf(Error);
-    // SDK 1.x: McpError -32001 (RequestTimeout); SDK 2.x: SdkError 'REQUEST_TIMEOUT'.
-    expect((error as { code?: unknown }).code).toBe(kind === 'v1' ? -32001 : 'REQUEST_TIMEOUT');
-    expect((error as Error).message).toMatch(/Request timed out/);
-    // The 405 itself was never reported: the transport returned silently ("no SSE stream").
-    expect(transportErrors.map(String).filter((e) => /405/.test(e))).toEqual([]);
-  });
+      // The client did resume: a GET with Last-Event-ID 2, answered 405.
+      const resume = seen.find((s) => s.method === 'GET' && s.lastEventId === '2');
+      expect(resume, JSON.stringify(seen)).toBeDefined();
+      expect(resume!.status).toBe(405);
+      // ... and the call learnt nothing from it: it ended only by its own request timeout,
+      // after the 405 was answered (code -32001, "Request timed out"), as a slow tool's would.
+      expect(resume!.at).toBeLessThanOrEqual(at);
+      expect(error).toBeInstanceOf(Error);
+      // SDK 1.x: McpError -32001 (RequestTimeout); SDK 2.x: SdkError 'REQUEST_TIMEOUT'.
+      expect((error as { code?: unknown }).code).toBe(kind === 'v1' ? -32001 : 'REQUEST_TIMEOUT');
+      expect((error as Error).message).toMatch(/Request timed out/);
+      // The 405 itself was never reported: the transport returned silently ("no SSE stream").
+      expect(transportErrors.map(String).filter((e) => /405/.test(e))).toEqual([]);
+    },
+  );
 });
