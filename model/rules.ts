@@ -102,8 +102,9 @@ export const RULE_OF: Record<ReasonCode, number> = {
   'idless-data': 0,
 };
 
-/** The markers of the rules block of docs/model.md. */
+/** The begin marker of the rules block of docs/model.md. */
 export const RULES_BEGIN = '<!-- rules: generated from model/rules.ts by npm run docs:diagram -->';
+/** The end marker of the rules block of docs/model.md. */
 export const RULES_END = '<!-- rules: end -->';
 
 /**
