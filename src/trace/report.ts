@@ -40,7 +40,7 @@ export interface ReconnectReport {
   reason: string;
   /** The machine's reason code for `expected` (which rule decided). */
   code: ReasonCode | null;
-  /** Rule number of `code` (docs/model.md; 0: no cursor, no resumption). */
+  /** Rule number of `code` (docs/spec.md, "The rules"; 0: no cursor, no resumption). */
   rule: number | null;
   /** Line at which the oracle's outcome was reached (the window's close for delayed/timeouts). */
   decidedAt: number;
