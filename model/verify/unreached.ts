@@ -66,6 +66,7 @@ export const UNREACHED_REASONS: Readonly<Record<string, string>> = {
   'resumptionFailed.OPEN#0': NO_REOPEN,
   'resumptionFailed.EVENT#0':
     'the client stops reading a stream once its reconnect failed, so no event reaches the machine after resumption-failed (and no id-less data taints it: the world sends none)',
+  'resumptionFailed.DATA#0': NO_DATA,
   'sessionLost.RECONNECT#0': STOPS,
   'sessionLost.RECONNECT#1': STOPS,
   'sessionLost.OPEN#0': NO_REOPEN,
