@@ -61,18 +61,22 @@ describe('the rules in words', () => {
     '%s: its rule names the outcome it decides (%s)',
     (code, outcome) => {
       expect(OUTCOMES).toContain(outcome);
-      expect(RULES[RULE_OF[code as ReasonCode]]).toContain(`-> ${outcome}`);
+      // The line names the outcome, and the code in parentheses (properties/docs/rules-once
+      // holds the pairing against docs/spec.md).
+      const rule = RULES[RULE_OF[code as ReasonCode]]!;
+      expect(rule).toContain(outcome);
+      expect(rule).toMatch(new RegExp(`[(,;] ?${code}(?![\\w-])`));
     },
   );
 
   test.each([
     [0, 'Last-Event-ID'],
-    [1, 'no response'],
+    [1, 'no answer'],
     [2, '404 or 410'],
-    [3, 'non-200'],
+    [3, 'other than 200'],
     [4, 'durable'],
     [5, 'floor F with c < F-1'],
-    [6, 'id = c+1'],
+    [6, 'c+1, resumed'],
     [7, 'no event yet'],
   ])('rule %i is about %s', (n, words) => {
     expect(RULES[n]).toContain(words);
