@@ -4,7 +4,10 @@
  * a first event at or below the cursor is reported as a *rewind* (the seed's message reports a
  * negative skip count). The other difference from the model (a declared floor never proves
  * anything here: an empty stream always fails) is kept on purpose and listed in
- * docs/deviations.md.
+ * docs/deviations.md. It judges one reconnect and has no word for id-less data: the rule 0.3
+ * taint (set by data delivered on an accepted stream, before proof or after a failed
+ * reconnect) is kept around it by the adapter that runs it against the machine
+ * (properties/machine/reference-adapter.ts, "Mapping the seed's vocabulary" in deviations.md).
  */
 import type { Outcome, ReasonCode } from '../model/outcomes.js';
 
