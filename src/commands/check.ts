@@ -38,9 +38,10 @@ const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern
 Checks a trace recorded from an MCP client: did it ever accept a reconnect it could not
 prove? Every reconnect is decided by the rules of docs/spec.md ("The rules"; mcp-resumption
 table prints them), as the client machine encodes them, on the lines between it and the next
-reconnect (its judgement window), and compared with the implementation's own decision. FILE is a path, or - for standard input. The trace streams: memory stays flat. A
-path under properties/corpus/ that is not in the current directory is read from the installed
-package's corpus, so the docs' reproduction commands run outside a clone too.
+reconnect (its judgement window), and compared with the implementation's own decision. FILE
+is a path, or - for standard input. The trace streams: memory stays flat. A path under
+properties/corpus/ that is not in the current directory is read from the installed package's
+corpus, so the docs' reproduction commands run outside a clone too.
 
 Trace format v1 (docs/trace-format.md): JSON Lines, one object per line with a "type"; "t"
 (ms) is optional everywhere; unknown fields are ignored; blank lines are skipped.
