@@ -3,10 +3,10 @@
  * reason code put under another rule, or after another outcome, than spec.md's. spec.md's
  * decisions are read from its rule sections ("### Rule n: title"): every reason code in
  * backticks there belongs to rule n, and gives the outcome named last before it in its sentence.
- * A restatement is read the same way: in a sentence (or a table row whose last cell is a rule
- * number), the rule named last before a code, and the outcome named last before it, must be one
- * spec.md gives that code. A sentence that names no rule or no outcome before a code restates
- * nothing about it, and passes.
+ * A restatement is read the same way: in a sentence, the rule named last before a code, and the
+ * outcome named last before it, must be one spec.md gives that code. A table row is read for its
+ * rule only: its last cell when that is a rule number, else the rule its text names before the
+ * code. A sentence that names no rule or no outcome before a code restates nothing about it.
  */
 import type { Outcome, ReasonCode } from '../../model/outcomes.js';
 import { RULE_OF } from '../../model/rules.js';
@@ -100,9 +100,8 @@ export function driftsIn(
     // A table row whose last cell is a rule number states that rule for every code in it.
     const cells = sentence.startsWith('|') ? sentence.split('|').slice(1, -1) : [];
     const rowRule = /^\s*\[?(\d+)(?:\]\([^)]*\))?\s*$/.exec(cells.at(-1) ?? '')?.[1];
-    // A table row says how something applies a rule, not what the rule decides: only a row
-    // with a rule cell is read, and only for its rule.
-    if (cells.length > 0 && rowRule === undefined) continue;
+    // A table row says how something applies a rule, not what the rule decides: a row is read
+    // for its rule only (its rule cell, else a rule its text names before the code).
     for (const { code, at } of codesIn(sentence, bare)) {
       const d = decisions.get(code);
       if (d === undefined) continue;

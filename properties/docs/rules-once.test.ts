@@ -134,6 +134,18 @@ describe('a planted drift fails', () => {
     ]);
   });
 
+  test('a table row whose text names another rule before a code', () => {
+    const page = read('docs/trace-format.md');
+    const planted = page.replace(
+      '(rule 0, rule 6 `unproven-data`)',
+      '(rule 0, rule 7 `unproven-data`)',
+    );
+    expect(planted).not.toBe(page);
+    expect(driftsIn(planted, decisions).map((x) => [x.code, x.says])).toEqual([
+      ['unproven-data', 'rule 7'],
+    ]);
+  });
+
   test('a page that gives a code another outcome', () => {
     const planted = read('docs/deviations.md').replace(
       'fails the reconnect (`unproven-data`)',
