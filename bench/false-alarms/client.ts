@@ -87,12 +87,17 @@ export async function callWork(
     onSession?: (s: string) => void;
     onFirstProgress?: () => void;
     onProgress?: () => void;
+    /** The SDK's first reconnection delay, instead of its default scaled. */
+    reconnectDelayMs?: number;
   } = {},
 ): Promise<CallRecord> {
   const progress: number[] = [];
   let failures = 0;
   const fetchFn = guarded ? readmeGuard(() => failures++) : fetch;
-  const opts = { fetch: fetchFn, reconnectionOptions: RECONNECTION };
+  const reconnectionOptions = hooks.reconnectDelayMs
+    ? { ...RECONNECTION, initialReconnectionDelay: hooks.reconnectDelayMs }
+    : RECONNECTION;
+  const opts = { fetch: fetchFn, reconnectionOptions };
   const onprogress = (p: { progress: number }) => {
     if (progress.length === 0) hooks.onFirstProgress?.();
     progress.push(p.progress);
