@@ -11,3 +11,6 @@ export interface Bench {
   summary: string;
   run(log: (line: string) => void): Promise<string[]>;
 }
+
+/** Bad input on the command line: `npm run bench` prints its one-line message and exits 2. */
+export class BenchUsageError extends Error {}

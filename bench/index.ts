@@ -4,7 +4,9 @@
  * numbers alone mean little.
  */
 import { checkBench } from './check.js';
+import { clientCpuBench } from './client-cpu.js';
 import { exploreBench } from './explore.js';
+import { falseAlarmsBench } from './false-alarms.js';
 import { guardBench } from './guard.js';
 import { redisBench } from './redis.js';
 import { verifyBench } from './verify.js';
@@ -18,6 +20,8 @@ export const BENCHES: Bench[] = [];
 BENCHES.push(checkBench);
 BENCHES.push(exploreBench);
 BENCHES.push(guardBench);
+BENCHES.push(clientCpuBench);
+BENCHES.push(falseAlarmsBench);
 // Redis before verify: verify leaves a large heap behind, whose collection the store's side
 // (more objects per event than raw XADD) would pay for in the same process.
 BENCHES.push(redisBench);

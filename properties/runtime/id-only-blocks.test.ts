@@ -7,8 +7,10 @@ import { fc, test } from '@fast-check/vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect } from 'vitest';
 import {
+  ChunkText,
   idOnlyBlocksAsPriming,
   SseLines,
+  type ChunkTextMutant,
   type SseLinesMutant,
 } from '../../src/runtime/id-only-blocks.js';
 import { continuityGuard, type StreamResumptionError } from '../../src/runtime/index.js';
@@ -165,6 +167,73 @@ describe('the rewriter', () => {
     // The case itself: the id line in one text, the blank line in the next.
     expect(events(['id: 5\n', '\n'])).toEqual([{ id: '5', event: undefined, data: '' }]);
     expect(events(['id: 5\n', '\n'], 'drops-pending-id')).toEqual([]);
+  });
+});
+
+describe('the bytes become text as one TextDecoder reads them', () => {
+  /** `bytes` cut at `cuts`, read chunk by chunk with ChunkText (or its mutant). */
+  function read(bytes: Uint8Array, cuts: number[], mutant?: ChunkTextMutant): string {
+    const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+    const text = new ChunkText(mutant);
+    let out = '';
+    let from = 0;
+    for (const c of [...at, bytes.length]) {
+      out += text.push(bytes.subarray(from, c));
+      from = c;
+    }
+    return out + text.end();
+  }
+  const decoded = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  // Streams of ASCII SSE text and characters that are not (two, three and four bytes, a byte
+  // order mark anywhere, a byte that is no UTF-8 at all), in any order.
+  const piece = fc.oneof(
+    fc.constantFrom('id: 1\n', 'data: {"a":1}\n\n', ': c\n\n', '\r\n', '\0'),
+    fc.constantFrom('é', '€', '😀', '\uFEFF', '\uFEFFdata: x\n\n'),
+    fc.string({ maxLength: 8 }),
+  );
+  const stream = fc
+    .tuple(
+      fc.array(piece, { maxLength: 8 }),
+      fc.option(fc.tuple(fc.constantFrom(0x80, 0xc3, 0xe2, 0xff), fc.nat())),
+    )
+    .map(([ps, bad]) => {
+      const bytes = new TextEncoder().encode(ps.join(''));
+      if (bad === null) return bytes;
+      // A byte that starts or continues no character here, anywhere in the stream.
+      const at = bad[1] % (bytes.length + 1);
+      const out = new Uint8Array(bytes.length + 1);
+      out.set(bytes.subarray(0, at));
+      out[at] = bad[0];
+      out.set(bytes.subarray(at), at + 1);
+      return out;
+    });
+  const cuts = fc.array(fc.nat(), { maxLength: 6 });
+  test.prop([stream, cuts], { seed, numRuns: runs(300) })(
+    'the same text as TextDecoder, however the bytes are cut',
+    (bytes, cs) => {
+      expect(read(bytes, cs)).toBe(decoded(bytes));
+    },
+  );
+
+  test.each(['ascii-after-utf8', 'bom-mid-stream'] as const)('the property kills %s', (mutant) => {
+    const result = fc.check(
+      fc.property(stream, cuts, (bytes, cs) => read(bytes, cs, mutant) === decoded(bytes)),
+      { seed, numRuns: runs(300) },
+    );
+    expect(result.failed, `${mutant} survived (seed ${seed})`).toBe(true);
+  });
+
+  test('the cases: a character cut short before ASCII, and a U+FEFF after ASCII text', () => {
+    // A server's invalid UTF-8: the first byte of é, then an ASCII chunk. The decoder holds the
+    // byte until the `a` shows it was cut short.
+    const cut = Uint8Array.of(0xc3, 0x61);
+    expect(read(cut, [1])).toBe('\uFFFDa');
+    expect(read(cut, [1], 'ascii-after-utf8')).toBe('a\uFFFD');
+    const bom = new TextEncoder().encode('a\uFEFFb');
+    expect(read(bom, [1])).toBe('a\uFEFFb');
+    expect(read(bom, [1], 'bom-mid-stream')).toBe('ab');
+    // At the very start, the mark is dropped, as the decoder drops it.
+    expect(read(new TextEncoder().encode('\uFEFFa'), [])).toBe('a');
   });
 });
 

@@ -9,7 +9,7 @@ import { StreamResumptionError } from '../reference.js';
 import { settlementEvent } from './call-settlement.js';
 import type { GuardCore } from './guard-core.js';
 import type { Track } from './guard-track.js';
-import { SseLines } from './id-only-blocks.js';
+import { ChunkText, SseLines } from './id-only-blocks.js';
 import { ackFloor, eventLine, isResponseMessage, serialize } from './guard-wire.js';
 
 type Body = ReadableStream<Uint8Array>;
@@ -27,7 +27,7 @@ interface TimedRead {
 export class GuardBody {
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private readonly encoder = new TextEncoder();
-  private readonly decoder = new TextDecoder();
+  private readonly decoder = new ChunkText();
   private readonly parser: EventSourceParser;
   private readonly lines: SseLines;
   /** Text accepted and not yet handed on: one chunk per read, not one per event. */
@@ -369,7 +369,7 @@ export class GuardBody {
         return this.idle(controller);
       }
       if (result.done) return this.done(controller);
-      this.feed(this.decoder.decode(result.value, { stream: true }));
+      this.feed(this.decoder.push(result.value));
     }
   }
 
@@ -389,7 +389,7 @@ export class GuardBody {
   /** The server ended the stream. */
   private done(controller: Controller): void {
     // (The flush completes no line, so nothing more is queued: `out` is empty here.)
-    this.feed(this.decoder.decode());
+    this.feed(this.decoder.end());
     this.ended('end');
     if (this.failure) this.failWith(controller, this.failure);
     else controller.close();
