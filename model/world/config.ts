@@ -96,8 +96,8 @@ export interface WorldConfig {
   /** Client reconnect back-off after a disconnect or an ended stream. */
   R: number;
   /**
-   * Client proof budget: how long a reconnect without a declared floor may stay unproven,
-   * measured from the first reconnect of its episode (polls with the same cursor share it).
+   * Client proof budget: how long an episode may go without proof (unproven, or delayed under a
+   * declared floor), measured from the first reconnect of its episode (polls with the same cursor share it).
    */
   P: number;
   /**
