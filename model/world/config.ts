@@ -3,6 +3,7 @@
  * timeout T, socket buffer B, ...) and the deployment choices the conditions of validity talk
  * about (read path, keepalive writer, session store, reconnect policy).
  */
+import { FOUNDING_INCIDENT } from '../founding-incident.js';
 
 /** How an SSE server answers a reconnect (model/world/policies.ts). */
 export type SsePolicyName =
@@ -136,7 +137,7 @@ export interface WorldConfig {
 
 /** The seed's deployment: 64-event ring, 15 s keepalives, 90 s idle timer, coupled read path. */
 export const SEED_CONFIG: WorldConfig = {
-  D: 64,
+  D: FOUNDING_INCIDENT.ring,
   K: 15_000,
   T: 90_000,
   B: 8,
