@@ -2,9 +2,10 @@
  * The client's decision boundary as an XState v5 machine.
  *
  * One question: after a reconnect with `Last-Event-ID: c`, can the client prove that the next
- * event it receives is c+1 (or that the server's declared replay floor covers c)? If so the
- * reconnect is *resumed* (or *delayed* while nothing new has arrived); if not, it is
- * *resumption-failed*; 404/410 is *session-lost*. A resumed stream that the server ends before
+ * event it receives is c+1? If so the reconnect is *resumed*; if not, it is *resumption-failed*;
+ * 404/410 is *session-lost*. A declared replay floor that covers c proves nothing: it only lets
+ * the client wait (*delayed*) for c+1, for at most the proof budget (docs/spec.md, Terms:
+ * "Proof", and rule 7). A resumed stream that the server ends before
  * any event is a *poll* (MCP 2025-11-25): unproven, not failed; the client reconnects with the
  * same cursor, and the reconnects with one cursor form one episode, judged as one. The rules are applied in the order of
  * docs/model.md ("The rules"): the guard order of each transition list below IS that order.

@@ -1,9 +1,10 @@
 /**
  * The seed's three observed variants, as the observations a client made. Only what the client
- * could see is here; what the server had done (evicted 42..129, lost its session store) is in
- * the comments, the way the seed tells it.
+ * could see is here; what the server had done (held only 67..130 in its ring, lost its session
+ * store) is in the stories, the way the seed tells it, with the numbers of ./founding-incident.ts.
  */
 import { describeObservations } from './describe.js';
+import { FOUNDING_INCIDENT, INCIDENT_RANGES, showRange } from './founding-incident.js';
 import type { Observation } from './observations.js';
 import { runObservations, settle, stateOf } from './run.js';
 
@@ -24,15 +25,17 @@ export const SEED_VARIANTS: readonly SeedVariant[] = [
   {
     name: 'seven-minute-stall',
     story:
-      'idle timer fired at minute ~7 behind a blocked keepalive; the 64-event ring had evicted ' +
-      '42..129; the server answered 200 and streamed from its head, event 130',
+      `idle timer fired at minute ~7 behind a blocked keepalive; the ${FOUNDING_INCIDENT.ring}-event ` +
+      `ring held ${showRange(INCIDENT_RANGES.held)} (${showRange(INCIDENT_RANGES.evicted)} evicted); ` +
+      `the server answered 200 and streamed from its head, event ${FOUNDING_INCIDENT.head}: ` +
+      `${showRange(INCIDENT_RANGES.lost)} never delivered`,
     observations: [
       { type: 'OPEN', status: 200, epoch: 'e1' },
-      ...firstEvents(41),
+      ...firstEvents(FOUNDING_INCIDENT.cursor),
       { type: 'IDLE_TIMEOUT' },
-      { type: 'RECONNECT', cursor: 41 },
+      { type: 'RECONNECT', cursor: FOUNDING_INCIDENT.cursor },
       { type: 'RESPONSE', status: 200 },
-      { type: 'EVENT', id: 130 },
+      { type: 'EVENT', id: FOUNDING_INCIDENT.head },
     ],
   },
   {
@@ -40,9 +43,9 @@ export const SEED_VARIANTS: readonly SeedVariant[] = [
     story: 'the server restarted with an in-memory session store and answered 404',
     observations: [
       { type: 'OPEN', status: 200, epoch: 'e1' },
-      ...firstEvents(41),
+      ...firstEvents(FOUNDING_INCIDENT.cursor),
       { type: 'IDLE_TIMEOUT' },
-      { type: 'RECONNECT', cursor: 41 },
+      { type: 'RECONNECT', cursor: FOUNDING_INCIDENT.cursor },
       { type: 'RESPONSE', status: 404 },
     ],
   },
@@ -53,9 +56,9 @@ export const SEED_VARIANTS: readonly SeedVariant[] = [
       'Mcp-Session-Id: 200, keepalives, never an event',
     observations: [
       { type: 'OPEN', status: 200, epoch: 'e1' },
-      ...firstEvents(41),
+      ...firstEvents(FOUNDING_INCIDENT.cursor),
       { type: 'IDLE_TIMEOUT' },
-      { type: 'RECONNECT', cursor: 41 },
+      { type: 'RECONNECT', cursor: FOUNDING_INCIDENT.cursor },
       { type: 'RESPONSE', status: 200 },
       { type: 'KEEPALIVE' },
       { type: 'KEEPALIVE' },

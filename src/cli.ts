@@ -21,7 +21,7 @@ function usage(): string {
   return [
     'Usage: mcp-resumption <command> [options]',
     '',
-    'Is a reconnect with Last-Event-ID resumed, delayed, or has resumption failed?',
+    'Is a reconnect with Last-Event-ID resumed, delayed, resumption-failed or session-lost?',
     '',
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),

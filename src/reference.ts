@@ -2,8 +2,8 @@
  * A TypeScript port of the seed's reference implementation
  * (the founding essay; its incident is told in docs/incident.md), same shape and same semantics, with one correction:
  * a first event at or below the cursor is reported as a *rewind* (the seed's message reports a
- * negative skip count). The other difference from the model (a declared floor never proves
- * anything here: an empty stream always fails) is kept on purpose and listed in
+ * negative skip count). The other difference from the model (a declared floor never lets the
+ * client wait here: an empty stream always fails) is kept on purpose and listed in
  * docs/deviations.md. It judges one reconnect and has no word for id-less data: the rule 0.3
  * taint (set by data delivered on an accepted stream, before proof or after a failed
  * reconnect) is kept around it by the adapter that runs it against the machine

@@ -3,7 +3,10 @@
  * (../observations.ts). The machine is protocol-neutral: it decides on OPEN, EVENT, RESPONSE,
  * END and the rest, never on an HTTP header or a JSON-RPC method. What differs between
  * protocols (which status means what, which message is a reconnect, what a duplicate is) lives
- * here, one file per binding, so a new protocol costs one small file and no copy of the rules.
+ * here, one file per binding, so a new protocol's translation costs one small file and no copy
+ * of the rules. That file gives `check --binding` only: a full binding (its world, runtime guard,
+ * conformance scenarios and commands) spans every layer; docs/architecture.md lists what
+ * `mcp-tasks` needed, as the template.
  *
  * A wire fact is one recorded JSON object with a `type` (a line of a trace,
  * docs/trace-format.md). A binding reads the facts of its own vocabulary and says which lines

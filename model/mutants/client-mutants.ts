@@ -65,9 +65,10 @@ export const CLIENT_MUTANTS: readonly ClientMutant[] = [
     subject: { machine: machineMutant('off-by-one-floor') },
   },
   {
-    name: 'keepalive-is-proof',
-    description: 'a keepalive after a 200 counts as proof, so an empty re-created stream is delay',
-    subject: { machine: machineMutant('keepalive-is-proof') },
+    name: 'unproven-forever',
+    description:
+      'no proof budget without a floor: an empty re-created stream keeps the client waiting, or polling, forever',
+    subject: { machine: machineMutant('unproven-forever') },
   },
   {
     name: 'idle-on-app-thread',

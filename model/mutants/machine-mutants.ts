@@ -111,7 +111,7 @@ function awaitingProofOn(
   target: ClientStateName,
   outcome: Outcome,
   code: ReasonCode,
-  base: typeof clientMachineConfig | typeof NO_DELAYED_BUDGET = clientMachineConfig,
+  base: typeof clientMachineConfig = clientMachineConfig,
 ): ClientMachine {
   return clientSetup.createMachine({
     ...base,
@@ -129,14 +129,46 @@ function awaitingProofOn(
 }
 
 /**
- * A keepalive after a 200 counts as proof that the session is alive and the cursor covered:
- * the reconnect is delayed as if a floor had been declared, and, taken for proven, nothing
- * bounds the wait (no proof budget in `delayed`; the budget alone is `delayed-forever`).
+ * A keepalive after a 200 counts as proof that the session is alive and the cursor covered: the
+ * reconnect is delayed as if a floor had been declared. One fault: the proof budget still bounds
+ * the wait (that fault alone is `unproven-forever`, and for a floor `delayed-forever`), so what
+ * changes is what a delayed stream may do and an unproven one may not: a disconnect no longer
+ * fails the reconnect (rule 7.2), and the next reconnect of the cursor carries on the episode.
  */
 const keepaliveIsProof: MachineMutant = {
   name: 'keepalive-is-proof',
-  description: 'a keepalive while awaiting proof moves the reconnect to delayed',
-  machine: awaitingProofOn('KEEPALIVE', 'delayed', 'delayed', 'floor-covers', NO_DELAYED_BUDGET),
+  description:
+    'a keepalive while awaiting proof moves the reconnect to delayed, as if a floor covered the cursor',
+  machine: awaitingProofOn('KEEPALIVE', 'delayed', 'delayed', 'floor-covers'),
+};
+
+/** The machine's configuration without the proof budget of an unproven reconnect (rule 7.4). */
+const NO_UNPROVEN_BUDGET = (() => {
+  const without = <T extends { on: object }>(state: T): T => {
+    const { PROOF_TIMEOUT, ...on } = state.on as { PROOF_TIMEOUT?: unknown };
+    void PROOF_TIMEOUT;
+    return { ...state, on };
+  };
+  return {
+    ...clientMachineConfig,
+    states: {
+      ...clientMachineConfig.states,
+      awaitingProof: without(clientMachineConfig.states.awaitingProof),
+      polling: without(clientMachineConfig.states.polling),
+    },
+  };
+})();
+
+/**
+ * The proof budget dropped for a reconnect without a floor: a 200 that never sends an event (the
+ * seed's third variant, a re-created session) keeps the client waiting while keepalives come,
+ * and polls forever. One fault: a keepalive still proves nothing.
+ */
+const unprovenForever: MachineMutant = {
+  name: 'unproven-forever',
+  description:
+    'ignores the proof budget while unproven: a 200 with no floor and no event keeps the client waiting, or polling, forever',
+  machine: clientSetup.createMachine(NO_UNPROVEN_BUDGET) as ClientMachine,
 };
 
 /** Accepts a skipping first event: continuity checked only for rewinds. */
@@ -200,6 +232,7 @@ export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   ignoresFloor,
   ignoresEpoch,
   keepaliveIsProof,
+  unprovenForever,
   acceptsSkip,
   failsEmptyPoll,
   acceptsNoCursor,

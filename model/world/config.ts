@@ -3,6 +3,7 @@
  * timeout T, socket buffer B, ...) and the deployment choices the conditions of validity talk
  * about (read path, keepalive writer, session store, reconnect policy).
  */
+import { FOUNDING_INCIDENT } from '../founding-incident.js';
 
 /** How an SSE server answers a reconnect (model/world/policies.ts). */
 export type SsePolicyName =
@@ -96,8 +97,8 @@ export interface WorldConfig {
   /** Client reconnect back-off after a disconnect or an ended stream. */
   R: number;
   /**
-   * Client proof budget: how long a reconnect without a declared floor may stay unproven,
-   * measured from the first reconnect of its episode (polls with the same cursor share it).
+   * Client proof budget: how long an episode may go without proof (unproven, or delayed under a
+   * declared floor), measured from the first reconnect of its episode (polls with the same cursor share it).
    */
   P: number;
   /**
@@ -136,7 +137,7 @@ export interface WorldConfig {
 
 /** The seed's deployment: 64-event ring, 15 s keepalives, 90 s idle timer, coupled read path. */
 export const SEED_CONFIG: WorldConfig = {
-  D: 64,
+  D: FOUNDING_INCIDENT.ring,
   K: 15_000,
   T: 90_000,
   B: 8,

@@ -2,6 +2,7 @@
  * The seed's incident as fixed command sequences: the 7-minute stall behind a 64-event ring and
  * 15 s keepalives (cursor 41, head 130), the 404 after a restart, and the 200-empty re-creation.
  */
+import { FOUNDING_INCIDENT, INCIDENT_RANGES, showRange } from '../founding-incident.js';
 import { SEED_CONFIG, type WorldConfig } from './config.js';
 import type { WorldCommand } from './commands.js';
 
@@ -32,8 +33,9 @@ export const SEED_SCENARIOS: readonly Scenario[] = [
     story:
       "a large model call saturates the client's event loop, which also reads the socket; 89 events " +
       'burst out, the 8-frame socket fills, the keepalive blocks behind it, the 90 s idle timer ' +
-      'fires at ~7 min; the reconnect carries cursor 41 while the 64-event ring holds 67..130 and ' +
-      'the server answers 200 from its head, event 130',
+      `fires at ~7 min; the reconnect carries cursor ${FOUNDING_INCIDENT.cursor} while the ` +
+      `${FOUNDING_INCIDENT.ring}-event ring holds ${showRange(INCIDENT_RANGES.held)} and the server ` +
+      `answers 200 from its head, event ${FOUNDING_INCIDENT.head}`,
     cfg: { ...SEED_CONFIG, N: 140 },
     commands: [
       ...first41(),

@@ -116,13 +116,25 @@ test('the docs example runs from the packed package with only production depende
   }
   expect(lines.at(-1)).toBe(`${SCENARIOS.length} cells run; silent loss, leak or hang: 0`);
 
-  // The README's recipes (plain JavaScript in ```ts blocks) run against the installed package.
+  // The README's recipes (plain JavaScript in ```ts and ```js blocks) run against the installed
+  // package. The server (issue 39, I4) listens on a free port (PORT=0) and is closed once it does.
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const recipes = [...readme.matchAll(/```ts\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
+  const recipes = [...readme.matchAll(/```(?:ts|js)\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
   expect(recipes.length).toBeGreaterThanOrEqual(2);
+  const CLOSE_SERVER =
+    "if (typeof httpServer !== 'undefined') {\n" +
+    "  if (!httpServer.listening) await new Promise((r) => httpServer.once('listening', r));\n" +
+    '  httpServer.close();\n}\n';
   for (const [i, code] of recipes.entries()) {
-    await writeFile(join(project, `recipe-${i}.mjs`), `${code}\nconsole.log('ok');\n`);
-    const r = await run(process.execPath, [`recipe-${i}.mjs`], { ...opts, cwd: project });
+    await writeFile(
+      join(project, `recipe-${i}.mjs`),
+      `${code}\n${CLOSE_SERVER}console.log('ok');\n`,
+    );
+    const r = await run(process.execPath, [`recipe-${i}.mjs`], {
+      ...opts,
+      cwd: project,
+      env: { ...process.env, PORT: '0' },
+    });
     expect(r.stdout.trim(), `README recipe ${i + 1}`).toBe('ok');
   }
 

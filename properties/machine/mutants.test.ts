@@ -52,11 +52,11 @@ describe('machine mutants are killed', () => {
 });
 
 /**
- * The seed's own policy on the documented deviation: a declared floor that covers the cursor is
- * not taken as proof, so an empty answer is never delayed. No mutant of the zoo differs from the
+ * The seed's own policy on the documented deviation: a declared floor that covers the cursor
+ * does not let the client wait, so an empty answer is never delayed. No mutant of the zoo differs from the
  * model there, so this one is kept beside the property it exists for.
  */
-const floorIsNotProof: ClientMachine = clientMachine.provide({
+const floorNeverWaits: ClientMachine = clientMachine.provide({
   guards: { floorCoversCursor: never },
 });
 
@@ -65,7 +65,7 @@ describe('each property kills a mutant of its own', () => {
   it.each([
     ['resultDifferential', 'accepts-skip', byName('accepts-skip')],
     ['lockstepDifferential', 'keepalive-is-proof', byName('keepalive-is-proof')],
-    ['deviationProperty', 'floor-is-not-proof (the seed’s policy)', floorIsNotProof],
+    ['deviationProperty', 'floor-never-waits (the seed’s policy)', floorNeverWaits],
   ] as const)('%s kills %s', (property, _name, machine) => {
     const details = properties[property]!(machine);
     expect(details.failed).toBe(true);

@@ -159,8 +159,8 @@ export class ReferenceAdapter {
         if (err === null) throw new Error('the seed accepted an empty stream');
         if (err.outcome === 'session-lost') return this.decide('session-lost', 'sessionLost');
         if (err.code !== 'unproven') return this.fail();
-        // The documented deviation: a declared floor that covers the cursor is proof enough
-        // to wait; the seed's code would fail here.
+        // The documented deviation: a declared floor that covers the cursor lets the client
+        // wait (it proves nothing); the seed's code would fail here.
         if (o.floor !== undefined) return this.decide('delayed', 'delayed');
         this.phase = 'awaitingProof';
         return;

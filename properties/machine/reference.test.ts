@@ -91,7 +91,7 @@ describe('correction 1: an id at or below the cursor is a rewind', () => {
   });
 });
 
-describe('correction 2 (docs/deviations.md): a declared floor is proof in the model only', () => {
+describe('correction 2 (docs/deviations.md): a declared floor lets the model wait, not the seed', () => {
   it('the seed fails an empty stream even when the floor covers the cursor', () => {
     const e = failure(() => verifyResumption(41, result({ replayFloor: 42 })));
     expect(e.code).toBe('unproven');

@@ -13,10 +13,6 @@ import { CONFIG_FIELD_HELP, CONFIG_FIELD_LABEL, NUMERIC_FIELDS } from '../../mod
 import { skipBrowserSuites } from '../support/chromium.js';
 import { openPlayground, SHOTS, type PlaygroundPage } from '../support/playground-page.js';
 
-/** The replay command of the keepalive-is-proof kill in docs/world.md (seed 1). */
-const KEEPALIVE_IS_PROOF =
-  "npx mcp-resumption explore --seed 1 --path 879:0:0:0:0:0:2:8:0 --replay-path 'S:B' --kind mixed --mutant keepalive-is-proof";
-
 describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
   let pg: PlaygroundPage;
   let page: Page;
@@ -176,10 +172,10 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     await open();
     await load('seven-minute-stall');
     await page.waitForSelector('#diagram[data-machine="model"] svg');
-    expect(await text('#diagram')).not.toMatch(/KEEPALIVE \(floor-covers\)/);
-    await page.selectOption('#client', 'keepalive-is-proof');
-    await page.waitForSelector('#diagram[data-machine="keepalive-is-proof"] svg');
-    expect(await text('#diagram')).toMatch(/KEEPALIVE \(floor-covers\)/);
+    expect(await text('#diagram')).not.toMatch(/PROOF_TIMEOUT, END, DISCONNECT/);
+    await page.selectOption('#client', 'fails-empty-poll');
+    await page.waitForSelector('#diagram[data-machine="fails-empty-poll"] svg');
+    expect(await text('#diagram')).toMatch(/PROOF_TIMEOUT, END, DISCONNECT/);
     await page.selectOption('#client', 'trusts-any-200');
     await page.waitForSelector('#diagram[data-machine="trusts-any-200"] svg');
     expect(await text('#diagram')).toMatch(/RESPONSE\* \(floor-covers\)/);
@@ -203,7 +199,7 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
       );
   });
 
-  test('decision texts: trusts-any-200 on the stall names event 130; keepalive-is-proof names no floor', async () => {
+  test('decision texts: trusts-any-200 on the stall names event 130', async () => {
     await open();
     await load('seven-minute-stall');
     await page.selectOption('#client', 'trusts-any-200');
@@ -211,13 +207,7 @@ describe.skipIf(skipBrowserSuites())('the playground, used alone', () => {
     const naive = await text('#decision');
     expect(naive).toContain("first event 130 taken for the cursor's successor 42 without proof");
     expect(naive).not.toContain("42 is the cursor's successor");
-    await load(KEEPALIVE_IS_PROOF);
-    await page.click('#last');
-    const keepalive = await text('#decision');
-    expect(keepalive).toContain('no replay floor declared, yet KEEPALIVE taken as one');
-    expect(keepalive).not.toMatch(/floor \?|undefined/);
-    expect(await text('#timeline')).toMatch(/machine <- KEEPALIVE\s+delayed/);
-    await page.screenshot({ path: new URL('keepalive-is-proof.png', SHOTS).pathname });
+    await page.screenshot({ path: new URL('decision-trusts-any-200.png', SHOTS).pathname });
     expect(errors).toEqual([]);
   });
 

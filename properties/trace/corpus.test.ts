@@ -192,10 +192,13 @@ describe('mutants of the machine', () => {
     async (_name, m) => {
       const differs: string[] = [];
       for (const c of GOOD) {
+        // A machine that leaves a reconnect undecided when its window closes (unproven-forever
+        // ignores the budget's PROOF_TIMEOUT) cannot be judged at all: the oracle refuses it,
+        // which kills it as surely as another report.
         const report = await checkTrace(linesOf(c), {
           ...optionsOf(c.expected.args),
           machine: m.machine,
-        });
+        }).catch((e: unknown) => `refused: ${(e as Error).message}`);
         if (JSON.stringify(report) !== JSON.stringify(c.expected.report)) differs.push(c.name);
       }
       expect(differs.length, `${m.name} passes the whole corpus`).toBeGreaterThan(0);

@@ -16,7 +16,7 @@ const EXPECTED: Record<string, string[]> = {
   'trusts-any-200': ['NoUnprovenAcceptance', 'NoSilentPartialResult'],
   'ignores-floor': ['NoFalseAlarm'],
   'off-by-one-floor': ['NoSilentPartialResult', 'NoUnprovenAcceptance'],
-  'keepalive-is-proof': ['NoSilentPartialResult'],
+  'unproven-forever': ['NoSilentPartialResult'],
   'idle-on-app-thread': ['NoFalseAlarm'],
   'drops-cursor': ['NoUnprovenAcceptance', 'NoFalseAlarm', 'NoSilentPartialResult'],
   'fails-empty-poll': ['NoFalseAlarm'],

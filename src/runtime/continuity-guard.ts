@@ -42,9 +42,9 @@ export function inspectGuard(guarded: typeof fetch): GuardState | null {
 /**
  * Wraps `fetchFn` so that every SSE stream the MCP client reads is checked by the client
  * machine: the first stream of a request must be gap-free; a resumption (GET with
- * `Last-Event-ID`) must be proven by a replay acknowledgment with a floor covering the cursor
- * or by a first event whose id is the cursor's successor, on a `200` answer with
- * `text/event-stream`; a reconnect without `Last-Event-ID` after events were received is
+ * `Last-Event-ID`) must be proven by a first event whose id is the cursor's successor, on a
+ * `200` answer with `text/event-stream` (a replay acknowledgment with a floor covering the
+ * cursor only lets it wait for that event, within the proof budget); a reconnect without `Last-Event-ID` after events were received is
  * refused. When continuity cannot be proven the response body errors with
  * {@link StreamResumptionError} (the SDK reports it through `onerror`), or, for a reconnect
  * refused before any body, the fetch itself rejects with it; every later GET for that stream

@@ -52,7 +52,8 @@ export interface ContinuityGuardOptions {
   idleClock?: 'network' | 'wall';
   /**
    * The proof budget of an episode (ms), measured from its first reconnect: a resume still
-   * unproven (no acknowledgment with a floor, no event) when it runs out has failed (rule 7).
+   * without proof (no event yet, whether or not an acknowledgment's floor covers the cursor)
+   * when it runs out has failed (rule 7).
    * The polls of one episode (the server ends each resumed stream empty and the client
    * reconnects with the same cursor, MCP 2025-11-25) share it. Default 10000.
    */

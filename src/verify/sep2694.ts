@@ -57,7 +57,7 @@ export const SEP_2694_CHANGES: readonly SepChange[] = [
   },
   {
     id: 'empty-stream-unproven-and-bounded',
-    client: 'keepalive-is-proof',
+    client: 'unproven-forever',
     policy: 'tasks-restarted-counter',
   },
   { id: 'missing-after-is-no-resume', client: 'tasks-missing-after-opens', policy: 'tasks-honest' },

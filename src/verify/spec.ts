@@ -25,7 +25,7 @@ export const CLIENT_NAMES: readonly string[] = ['model', ...CLIENT_MUTANTS.map((
 export const TASK_CLIENT_MUTANTS: readonly string[] = [
   'trusts-any-200',
   'off-by-one-floor',
-  'keepalive-is-proof',
+  'unproven-forever',
   'idle-on-app-thread',
   'fails-empty-poll',
   // A task-stream call left pending after a failure waits as long as an SSE one.

@@ -248,10 +248,11 @@ function render(): void {
   box.scrollTop = box.scrollHeight;
   renderSteps();
   $<HTMLInputElement>('world-string').value = formatWorldString(session.spec);
-  void renderDiagram(v.state);
   $('claims-note').textContent = atEpilogue(session)
     ? 'Judged on the finished world, as the CLI judges it.'
     : 'Pending claims are judged when the world ends (Finish, or the last step of a loaded world); NoUnprovenAcceptance is judged as it goes.';
+  // Last, once the text above it is in place: the diagram box is fitted from where it starts.
+  void renderDiagram(v.state);
   if (!$('export-box').hidden) void renderExport();
 }
 
@@ -311,6 +312,22 @@ async function drawing(source: string, id: string): Promise<string> {
   return svg;
 }
 
+/** The least height the diagram box is given when it is fitted into the window. */
+const DIAGRAM_MIN_HEIGHT = 160;
+
+/**
+ * Ends the diagram box at the window's bottom edge when it starts in the first screenful, so
+ * that the current state, centred in the box, is in view without the page scrolling (issue 39,
+ * T5: at 1440x900 the box ran 270 px below the fold, and the stall's last state with it). A box
+ * that starts lower (a narrow window, one column) keeps its 70vh and is scrolled to.
+ */
+function fitDiagramBox(box: HTMLElement): void {
+  const top = box.getBoundingClientRect().top + window.scrollY;
+  const room = window.innerHeight - top - 12;
+  box.style.maxHeight =
+    room >= DIAGRAM_MIN_HEIGHT ? `${Math.floor(Math.min(room, 0.7 * window.innerHeight))}px` : '';
+}
+
 /**
  * Re-renders the simplified diagram with `state` highlighted (the latest request wins). A step
  * that leaves the source unchanged (the same machine, the same state: most steps of a world)
@@ -339,6 +356,7 @@ async function renderDiagram(state: string): Promise<void> {
       el.setAttribute('width', String(vb.width));
       el.setAttribute('height', String(vb.height));
       el.style.maxWidth = 'none';
+      fitDiagramBox(box);
       const current = el.querySelector<SVGGraphicsElement>('g.current');
       if (current) {
         const c = current.getBoundingClientRect();
@@ -420,6 +438,7 @@ function loadInto(text: string): void {
 
 function wire(): void {
   const on = (id: string, f: () => void) => $(id).addEventListener('click', f);
+  window.addEventListener('resize', () => fitDiagramBox($('diagram')));
   on('cmd-emit', () => command({ kind: 'Emit', stream: 'tool' }));
   on('cmd-emit-other', () => command({ kind: 'Emit', stream: 'other' }));
   on('cmd-evict', () => command({ kind: 'Evict' }));
