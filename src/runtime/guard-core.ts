@@ -14,7 +14,7 @@ import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import type { MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
-import { settledResponse, settlementResponse } from './call-settlement.js';
+import { settledIdPrefix, settledResponse, settlementResponse } from './call-settlement.js';
 import { CursorIndex } from './cursor-index.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
@@ -87,6 +87,8 @@ export class GuardCore extends DecisionCore<Track, string> {
   readonly waitingPlain: Track[] = [];
   /** Failed streams, latest last: GETs without a cursor are theirs until the re-issue. */
   readonly failed: Track[] = [];
+  /** The prefix of the ids of the events this guard writes itself (random: no server has it). */
+  private readonly ownIdPrefix = settledIdPrefix();
 
   constructor(
     readonly options: ContinuityGuardOptions,
@@ -141,16 +143,28 @@ export class GuardCore extends DecisionCore<Track, string> {
     };
   }
 
+  /** The id of an event this guard writes itself for track `n` (see `SETTLED_ID_PREFIX`). */
+  ownId(n: number): string {
+    return `${this.ownIdPrefix}${n}`;
+  }
+
+  /** `true` for a `Last-Event-ID` naming an event this guard wrote itself. */
+  isOwnId(id: string): boolean {
+    return id.startsWith(this.ownIdPrefix);
+  }
+
   /**
    * The failure that ends the track's call now, if the call still waits for its response and
-   * the guard enforces (`null`: nothing to end). It ends a call once: its later reconnects get
-   * a 405 ({@link settledResponse}).
+   * the guard enforces (`null`: nothing to end). It ends a call once, and the stream is then
+   * forgotten: the SDK's later reconnects name the settlement's own id, answered 405
+   * ({@link settledResponse}) without a track, so calls ended and never re-issued hold nothing.
    */
   settlement(track: Track, e: unknown): StreamResumptionError | null {
     if (!(e instanceof StreamResumptionError) || !this.enforce || this.cfg.endCalls !== 'respond')
       return null;
     if (track.request === null || track.completed || track.settled) return null;
     track.settled = true;
+    this.free(track);
     return e;
   }
 
@@ -162,7 +176,7 @@ export class GuardCore extends DecisionCore<Track, string> {
   failedAnswer(track: Track, e: StreamResumptionError): Response {
     if (track.settled) return settledResponse();
     const ending = this.settlement(track, e);
-    if (ending) return settlementResponse(ending, track.id);
+    if (ending) return settlementResponse(ending, this.ownId(track.id));
     throw e;
   }
 

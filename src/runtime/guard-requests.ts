@@ -7,7 +7,7 @@
  * guard-body.ts.
  */
 import type { StreamResumptionError } from '../reference.js';
-import { isSettledId, settledResponse } from './call-settlement.js';
+import { settledResponse } from './call-settlement.js';
 import { GuardBody } from './guard-body.js';
 import type { GuardCore } from './guard-core.js';
 import { isPending, type Track } from './guard-track.js';
@@ -73,7 +73,7 @@ export class GuardRequests {
   ): Response | Promise<Response> {
     const { core } = this;
     // The SDK reconnecting after the event that ended its call: nothing to send.
-    if (isSettledId(lastEventId) && core.enforce) return settledResponse();
+    if (core.isOwnId(lastEventId) && core.enforce) return settledResponse();
     const known = core.holding(lastEventId);
     if (known?.failure) {
       const read = core.readId(lastEventId);
