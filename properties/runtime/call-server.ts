@@ -41,6 +41,8 @@ export interface CallScenario {
    * hostile server's stray message); `callId` is the call's request id, as sent.
    */
   extra?: (callId: unknown) => string;
+  /** The annotations `tools/list` gives the tool `count` (none when absent). */
+  annotations?: Record<string, unknown>;
 }
 
 /** A running server. */
@@ -104,7 +106,15 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
     }
     if (m.method === 'tools/list') {
       return json({
-        result: { tools: [{ name: 'count', inputSchema: { type: 'object', properties: {} } }] },
+        result: {
+          tools: [
+            {
+              name: 'count',
+              inputSchema: { type: 'object', properties: {} },
+              ...(s.annotations ? { annotations: s.annotations } : {}),
+            },
+          ],
+        },
       });
     }
     if (m.method !== 'tools/call') {

@@ -23,6 +23,8 @@ export interface ScriptedTool {
   annotations?: Record<string, unknown>;
   /** The JSON-RPC error code this tool answers with (a result when absent). */
   error?: number;
+  /** The error's `data`. */
+  errorData?: unknown;
 }
 
 /** A running server. */
@@ -58,7 +60,11 @@ export async function storeServer(tools: ScriptedTool[]): Promise<StoreServer> {
       params: { level: 'info', data: 1 },
     });
     if (!tool || tool.error !== undefined) {
-      throw new McpError(tool?.error ?? -32602, `tool ${req.params.name} refused the call`);
+      throw new McpError(
+        tool?.error ?? -32602,
+        `tool ${req.params.name} refused the call`,
+        tool?.errorData,
+      );
     }
     return { content: [{ type: 'text', text: 'done' }] };
   });
