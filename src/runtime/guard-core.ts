@@ -57,13 +57,36 @@ export interface GuardState {
   pending: number;
 }
 
-/** Why a request's stream that ended without its response and without an id fails its call. */
+/**
+ * Methods whose request may run twice without harm (MCP's reads): the advice in a failure's
+ * words may say "re-issue" for them. A `tools/call` may not (its tool may have done its work),
+ * nor any other method: for those the words say "surface a partial result"; whether a tool may
+ * run twice is the application's to say, or its annotations' (`reissueOnce`).
+ */
+const READS = new Set([
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'ping',
+]);
+
+/** What the application can do about a call that lost its response (see `READS`). */
+export function adviceFor(method: unknown): string {
+  return typeof method === 'string' && READS.has(method)
+    ? 're-issue the request as a new one (a read may run twice)'
+    : 'surface a partial result (re-issue only a call that may run twice: see reissueOnce)';
+}
+
 /** Why a request's stream that ended without its response fails its call, with `clientResumes: false`. */
 const NO_RESUMING_CLIENT =
-  'the stream ended before its response and this client never reconnects a stream (clientResumes: false), so nothing will resume it; re-issue the call as a new request';
+  'the stream ended before its response and this client never reconnects a stream (clientResumes: false), so nothing will resume it';
 
 const CURSORLESS_END =
-  'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it; re-issue the call as a new request';
+  'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it';
 
 /**
  * The tracks of one guard and the SSE side of the decisions about them: the machine, the clock,
@@ -240,7 +263,14 @@ export class GuardCore extends DecisionCore<Track, string> {
     e: Escalation,
     why: string | undefined,
   ): StreamResumptionError {
-    return new StreamResumptionError(why ?? e.text, e.code, e.outcome, this.failedCall(track));
+    // (What the server said with a refusal, when it said something: why it refused.)
+    const said = track.serverSaid ? `; the server said: ${track.serverSaid}` : '';
+    return new StreamResumptionError(
+      (why ?? e.text) + said,
+      e.code,
+      e.outcome,
+      this.failedCall(track),
+    );
   }
 
   protected keepFailure(track: Track, error: StreamResumptionError): StreamResumptionError {
@@ -359,7 +389,7 @@ export class GuardCore extends DecisionCore<Track, string> {
       track.reconnected = true;
       track.cursor = null;
       track.episodeT = this.now();
-      const why = track.lastId === null ? CURSORLESS_END : NO_RESUMING_CLIENT;
+      const why = `${track.lastId === null ? CURSORLESS_END : NO_RESUMING_CLIENT}; ${adviceFor(track.request!.method)}`;
       const e = this.record(track, { type: 'reconnect', cursor: null }, {}, why);
       // No GET can come for it (none names it): nothing to refuse later.
       this.free(track);

@@ -18,10 +18,14 @@ import {
   isRedirect,
   isRedirectStatus,
   methodOf,
+  serverWords,
   withBody,
   type Call,
   type Input,
 } from './guard-wire.js';
+
+/** How long a refusal's body is read for its words (they arrive with the status, or not at all). */
+const SERVER_WORDS_MS = 50;
 
 /** The requests of one guard, sent through `fetchFn`. */
 export class GuardRequests {
@@ -146,6 +150,11 @@ export class GuardRequests {
       response.body?.cancel().catch(() => {});
       return core.failedAnswer(track, track.failure);
     }
+    // A refusal's words say why (an evicted cursor, a conflict): read briefly, for the error.
+    track.serverSaid =
+      response.status !== 200 && !isRedirect(response)
+        ? await serverWords(response, SERVER_WORDS_MS)
+        : undefined;
     return this.judge(track, response, init);
   }
 

@@ -149,6 +149,40 @@ export function callOf(body: unknown): Call {
   return { key: `${m.method} ${JSON.stringify(params)}`, request: m as Record<string, unknown> };
 }
 
+/**
+ * What a server said with a refusal (a non-200 answer to a resume): the `message` of a JSON-RPC
+ * error body (what the SDK servers send: "Invalid event ID format", …), or the body's first
+ * line, at most 200 characters with control characters dropped; `undefined` when it said
+ * nothing readable within `ms` or 4 KiB. The body is consumed (or cancelled).
+ */
+export async function serverWords(response: Response, ms: number): Promise<string | undefined> {
+  const reader = response.body?.getReader();
+  if (!reader) return undefined;
+  const decoder = new TextDecoder();
+  let text = '';
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ms)));
+  try {
+    while (text.length < 4096) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === 'late' || read.done) break;
+      text += decoder.decode(read.value, { stream: true });
+    }
+  } catch {
+    // a broken body says nothing more
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  const m = parseJson(text) as { error?: { message?: unknown } } | undefined;
+  const said =
+    typeof m?.error?.message === 'string' ? m.error.message : (text.split('\n')[0] ?? '');
+  let clean = '';
+  for (const ch of said) if (ch >= ' ' && ch !== '\u007f') clean += ch;
+  clean = clean.trim().slice(0, 200);
+  return clean === '' ? undefined : JSON.stringify(clean);
+}
+
 /** A 3xx status. */
 export function isRedirectStatus(status: number): boolean {
   return status >= 300 && status < 400;
