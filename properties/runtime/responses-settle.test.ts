@@ -99,3 +99,29 @@ describe('an ended call frees its stream after its settlement (R3-4)', () => {
     expect(failures).toHaveLength(ENDED);
   });
 });
+
+describe("the marker after a call's error response", () => {
+  const error = (id: number) =>
+    `id: 7\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -1, message: 'no' } })}\n\n`;
+
+  test("a request's stream: an id-only event with the guard's own id follows the error, and its reconnect is the guard's", async () => {
+    const scripted = scriptedFetch(() => sseResponse(error(3)));
+    const f = continuityGuard(scripted.fetch);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: {} });
+    const { text } = await readAll(await f('http://127.0.0.1:9/mcp', { method: 'POST', body }));
+    const m = /^id: 7\ndata: .*\n\nid: (mcpr-call-ended-[\w-]{12}-\d+)\ndata: \n\n$/.exec(text);
+    expect(m, text).not.toBeNull();
+    const again = await f('http://127.0.0.1:9/mcp', {
+      method: 'GET',
+      headers: { 'last-event-id': m![1]! },
+    });
+    expect(again.status).toBe(405);
+    expect(scripted.sent).toHaveLength(1);
+  });
+
+  test('the standalone stream gets no marker (a 405 to its reconnect would end it for good)', async () => {
+    const f = continuityGuard(scriptedFetch(() => sseResponse(error(3))).fetch);
+    const { text } = await readAll(await f('http://127.0.0.1:9/mcp', { method: 'GET' }));
+    expect(text).toBe(error(3));
+  });
+});

@@ -18,7 +18,11 @@ export const RESUMPTION_ERROR_CODE = -32030;
 
 /** The `data` of the guard's JSON-RPC error: the outcome, the rule and where the stream stood. */
 export interface ResumptionErrorData {
-  /** What the application must do: re-issue (`resumption-failed`) or re-initialize first (`session-lost`). */
+  /**
+   * What was lost: the stream's messages (`resumption-failed`) or the session (`session-lost`).
+   * Re-issue only a call that can run twice (docs/spec.md, "Who re-issues a call"); else surface
+   * a partial result.
+   */
   outcome: Extract<Outcome, 'resumption-failed' | 'session-lost'>;
   /** The reason code (the model's: `skip`, `no-response`, `bad-status`, `session-gone`, …). */
   code: ReasonCode;

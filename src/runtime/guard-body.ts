@@ -172,12 +172,14 @@ export class GuardBody {
    * error response, SDK 1.x reconnects anyway (it stops only after a result), naming the last
    * id of the stream: an id-only event with the guard's own id goes on after the response, so
    * that reconnect is the guard's, answered 405 without a request (for SDK 2.x, which stops
-   * after either, it changes nothing). Only a stream that delivered ids gets it: without one
-   * the SDK does not reconnect a request's stream.
+   * after either, it changes nothing). Only a request's stream that delivered ids gets it:
+   * without one the SDK does not reconnect it.
    */
   private responded(answer: Answer): void {
     this.track.completed = true;
-    if (answer === 'error' && this.track.lastId !== null && this.core.enforce) {
+    // (Not on the standalone stream: a 405 to its reconnect would end it for good.)
+    const marked = answer === 'error' && !this.track.plain && this.track.lastId !== null;
+    if (marked && this.core.enforce) {
       this.changed = true;
       this.forward(`id: ${this.core.ownId(this.track.id)}\ndata: \n\n`);
     }
