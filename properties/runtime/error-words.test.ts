@@ -43,8 +43,8 @@ describe('a refused resume says what the server said', () => {
   test.each([
     {
       status: 500,
-      body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"cursor 3 was evicted"},"id":null}',
-      said: '"cursor 3 was evicted"',
+      body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Error replaying events"},"id":null}',
+      said: '"Error replaying events"',
     },
     {
       status: 409,
