@@ -78,6 +78,28 @@ describe('guard-wire readers', () => {
     },
   );
 
+  test('the property kills the old reader (any object with "id" and result or error, no method)', () => {
+    // The reader before issue 37 (R3-7, R3-8): a text pre-check for `"id"`, then keys only.
+    const old = (data: string): 'result' | 'error' | null => {
+      if (!data.includes('"id"')) return null;
+      let m: unknown;
+      try {
+        m = JSON.parse(data);
+      } catch {
+        return null;
+      }
+      if (typeof m !== 'object' || m === null || !('id' in m) || 'method' in m) return null;
+      return 'result' in m ? 'result' : 'error' in m ? 'error' : null;
+    };
+    const result = fc.check(
+      fc.property(messageText, (text) => (old(text) ?? null) === sdkReads(text)),
+      { seed, numRuns: runs(400) },
+    );
+    expect(result.failed, `the old reader survived ${result.numRuns} runs (seed ${seed})`).toBe(
+      true,
+    );
+  });
+
   test('responseIn: the id as written, or undefined for an error response without one', () => {
     expect(responseIn('{"jsonrpc":"2.0","\\u0069d":1,"result":{}}')).toEqual({
       kind: 'result',
