@@ -272,7 +272,8 @@ export const clientMachineConfig = {
       on: { ...ACCEPTED_STREAM, RECONNECT: RECONNECT_WITH_CURSOR },
     },
     resumptionFailed: {
-      description: 'continuity cannot be proven: escalate (re-issue or surface a partial result)',
+      description:
+        'continuity cannot be proven: escalate (re-issue only a call that can run twice, else surface a partial result)',
       on: {
         RECONNECT,
         OPEN,

@@ -34,6 +34,15 @@ export interface CallScenario {
   ending?: 'destroy' | 'end';
   /** A later `tools/call` (a re-issue) is answered at once with its result (default: as the first). */
   again?: 'answer';
+  /** The SSE id of event `n` (default: `n` itself): a hostile server's ids. */
+  idOf?: (n: number) => string;
+  /**
+   * SSE text the call's stream carries after its two notifications, before it breaks (a
+   * hostile server's stray message); `callId` is the call's request id, as sent.
+   */
+  extra?: (callId: unknown) => string;
+  /** The annotations `tools/list` gives the tool `count` (none when absent). */
+  annotations?: Record<string, unknown>;
 }
 
 /** A running server. */
@@ -50,7 +59,7 @@ export interface CallServer {
 
 const SSE = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
-function event(id: number | null, data: unknown): string {
+function event(id: number | string | null, data: unknown): string {
   return `${id === null ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
 }
 
@@ -66,6 +75,7 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
   let resumedAt: number | undefined;
   let brokeAt: number | undefined;
   let callId: unknown;
+  const idOf = (n: number) => (s.idOf ? s.idOf(n) : n);
 
   const post = (res: ServerResponse, body: string) => {
     let m: { id?: unknown; method?: string; params?: { protocolVersion?: string } };
@@ -96,7 +106,15 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
     }
     if (m.method === 'tools/list') {
       return json({
-        result: { tools: [{ name: 'count', inputSchema: { type: 'object', properties: {} } }] },
+        result: {
+          tools: [
+            {
+              name: 'count',
+              inputSchema: { type: 'object', properties: {} },
+              ...(s.annotations ? { annotations: s.annotations } : {}),
+            },
+          ],
+        },
       });
     }
     if (m.method !== 'tools/call') {
@@ -112,7 +130,11 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
     }
     res.writeHead(200, SSE);
     res.flushHeaders();
-    res.write(event(modern ? null : 1, progress(1)) + event(modern ? null : 2, progress(2)));
+    res.write(
+      event(modern ? null : idOf(1), progress(1)) +
+        event(modern ? null : idOf(2), progress(2)) +
+        (s.extra?.(m.id) ?? ''),
+    );
     setTimeout(() => {
       brokeAt = Date.now();
       if (s.ending === 'end') res.end();
@@ -134,12 +156,12 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
         return void res.flushHeaders();
       case 'skip':
         res.writeHead(200, SSE);
-        return void res.write(event(5, progress(5)));
+        return void res.write(event(idOf(5), progress(5)));
       case 'faithful':
         res.writeHead(200, SSE);
         return void res.end(
-          event(3, progress(3)) +
-            event(4, { jsonrpc: '2.0', id: callId, result: { content: [], isError: false } }),
+          event(idOf(3), progress(3)) +
+            event(idOf(4), { jsonrpc: '2.0', id: callId, result: { content: [], isError: false } }),
         );
     }
   };

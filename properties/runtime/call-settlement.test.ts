@@ -28,6 +28,8 @@ import {
 } from './scripted-fetch.js';
 
 const URL_ = 'http://127.0.0.1:9/mcp';
+/** The id of an event the guard writes itself. */
+const OWN_ID = /^mcpr-call-ended-[A-Za-z0-9_-]{12}-\d+$/;
 
 function call(id: unknown, method: unknown = 'tools/call', params: unknown = { name: 'x' }) {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
@@ -70,7 +72,9 @@ describe('a failed resume ends its call with one error response', () => {
     const res = await g.get('ab1-s2-1');
     expect(res.headers.get('cache-control')).toBe('no-store');
     const { id, message } = await settlementIn(res);
-    expect(id).toBe('mcpr-call-ended-1');
+    // The guard's own id: the prefix, this guard's random token, the stream's number.
+    expect(id).toMatch(OWN_ID);
+    expect(id.endsWith('-1')).toBe(true);
     const failure = g.failures[0]!;
     expect(g.failures).toHaveLength(1);
     expect(failure.code).toBe('bad-status');
@@ -89,25 +93,21 @@ describe('a failed resume ends its call with one error response', () => {
           lastDelivered: 'ab1-s2-1',
           requestId: 7,
           method: 'tools/call',
+          seal: expect.any(String) as unknown,
         },
       },
     });
     expect(RESUMPTION_ERROR_CODE).toBe(-32030);
+    // The call is ended: the guard holds nothing of it (issue 37, R3-4).
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
     // The SDK reconnects after that event with its id: answered 405 by the guard, nothing sent.
     const sent = g.sent.length;
     const again = await g.get(id);
     expect(again.status).toBe(405);
     expect(again.statusText).toBe('call already ended by continuityGuard');
     expect(await again.text()).toBe('');
-    // A reconnect naming the stream's own cursor again: the call was ended once, so a 405 too.
-    const third = await g.get('ab1-s2-1');
-    expect(third.status).toBe(405);
     expect(g.sent).toHaveLength(sent);
     expect(g.failures).toHaveLength(1);
-    // Re-issuing the call frees its stream.
-    expect(g.state()).toMatchObject({ streams: 1, failed: 1 });
-    await g.post(call(8)).catch(() => {});
-    expect(g.state()).toMatchObject({ failed: 0 });
   });
 
   test('what the call rejects with reads back as the guard failure, field for field', async () => {
@@ -169,7 +169,7 @@ describe('a failed resume ends its call with one error response', () => {
   test('a call whose stream ends with no id, or under clientResumes: false, is ended in its own body', async () => {
     const idless = guard(() => sseResponse('data: {"n":1}\n\n'));
     const a = await settlementIn(await idless.post(call(3)));
-    expect(a.id).toBe('mcpr-call-ended-1');
+    expect(a.id).toMatch(OWN_ID);
     const errA = a.message.error as { message: string; data: Record<string, unknown> };
     expect(errA.data.reason).toMatch(
       /^the stream ended before its response and named no event to resume from/,
@@ -184,7 +184,9 @@ describe('a failed resume ends its call with one error response', () => {
 
     const once = guard(() => sseResponse(ev(1)), { clientResumes: false });
     const b = await readAll(await once.post(call(4)));
-    expect(b.text.startsWith('id: 1\ndata: {"n":1}\n\nid: mcpr-call-ended-1\ndata: ')).toBe(true);
+    expect(b.text).toMatch(
+      /^id: 1\ndata: \{"n":1\}\n\nid: mcpr-call-ended-[A-Za-z0-9_-]{12}-1\ndata: /,
+    );
     const msgB = JSON.parse(/data: (.*)\n\n$/.exec(b.text)![1]!) as {
       error: { data: Record<string, unknown> };
     };
@@ -253,23 +255,33 @@ describe('resumptionFailureOf reads only the guard error', () => {
       expect(resumptionFailureOf(other), JSON.stringify(other)).toBeNull();
   });
 
-  test('every field is read back; a field of the wrong type is null, or a fallback for the words', () => {
-    const full = resumptionFailureOf(rpc(data))!;
+  /** The error a call rejects with for the guard's settlement of `e` (code, message, data). */
+  const settled = (e: StreamResumptionError) =>
+    JSON.parse(JSON.stringify(settlementOf(e).error)) as {
+      code: number;
+      message: string;
+      data: Record<string, unknown>;
+    };
+  const skip = new StreamResumptionError('the first event skipped', 'skip', 'resumption-failed', {
+    requestId: 5,
+    method: 'tools/call',
+    request: { jsonrpc: '2.0', id: 5, method: 'tools/call' },
+    stream: 's',
+    cursor: 's-4',
+    lastDelivered: 's-4',
+  });
+
+  test("the guard's own settlement is read back, every field", () => {
+    const full = resumptionFailureOf(settled(skip))!;
+    expect(full).toBeInstanceOf(StreamResumptionError);
     expect(full.message).toBe('the first event skipped');
     expect(full.code).toBe('skip');
     expect(full.outcome).toBe('resumption-failed');
-    expect(full.call).toEqual({
-      requestId: 5,
-      method: 'tools/call',
-      request: null,
-      stream: 's',
-      cursor: 's-4',
-      lastDelivered: 's-4',
-    });
-    const lost = resumptionFailureOf(rpc({ outcome: 'session-lost' }))!;
+    expect(full.call).toEqual({ ...skip.call, request: null });
+    const lost = resumptionFailureOf(
+      settled(new StreamResumptionError('gone', 'session-gone', 'session-lost')),
+    )!;
     expect(lost.outcome).toBe('session-lost');
-    expect(lost.code).toBe('unproven');
-    expect(lost.message).toBe('resumption-failed: x');
     expect(lost.call).toEqual({
       requestId: null,
       method: null,
@@ -278,33 +290,22 @@ describe('resumptionFailureOf reads only the guard error', () => {
       cursor: null,
       lastDelivered: null,
     });
-    const wrong = resumptionFailureOf(
-      rpc(
-        {
-          outcome: 'resumption-failed',
-          code: 3,
-          reason: 4,
-          stream: 1,
-          cursor: 2,
-          lastDelivered: {},
-          requestId: true,
-          method: 9,
-        },
-        { message: undefined },
-      ),
-    )!;
-    expect(wrong.message).toBe('resumption failed');
-    expect(wrong.code).toBe('unproven');
-    expect(wrong.call).toMatchObject({
-      requestId: null,
-      method: null,
-      stream: null,
-      cursor: null,
-      lastDelivered: null,
-    });
-    expect(
-      resumptionFailureOf(rpc({ outcome: 'session-lost', requestId: 'r' }))!.call!.requestId,
-    ).toBe('r');
+  });
+
+  test("a server's -32030 is not the guard's, whatever its data (issue 37, R3-9)", () => {
+    const genuine = settled(skip);
+    const { seal, ...unsealed } = genuine.data;
+    for (const forged of [
+      // The data the guard writes, without its seal, or with a seal of another error's fields.
+      rpc(data),
+      rpc(unsealed),
+      rpc({ ...unsealed, outcome: 'session-lost', seal }),
+      rpc({ ...unsealed, requestId: 6, seal }),
+      rpc({ ...data, seal: 'x' }),
+      rpc({ ...genuine.data, seal: 7 }),
+    ])
+      expect(resumptionFailureOf(forged), JSON.stringify(forged)).toBeNull();
+    expect(resumptionFailureOf(genuine)).not.toBeNull();
   });
 });
 
@@ -326,6 +327,7 @@ describe('what the settlement and the failure name, at the edges', () => {
           lastDelivered: null,
           requestId: null,
           method: null,
+          seal: expect.any(String) as unknown,
         },
       },
     });
@@ -396,9 +398,12 @@ describe('what the settlement and the failure name, at the edges', () => {
 
   test('a refused reconnect of a failed stream is decided at once: nothing is left pending', async () => {
     const trace: Record<string, unknown>[] = [];
+    // (With endCalls: 'error' the failed stream is held until its call is re-issued; a settled
+    // call's stream is freed at its settlement.)
     const traced = guard(
       (s, n) => (n === 0 ? sseResponse(ev(1)) : new Response(null, { status: 405 })),
       {
+        endCalls: 'error',
         onTrace: (line) => {
           const { t, ...rest } = line as { t: number };
           void t;
@@ -407,9 +412,9 @@ describe('what the settlement and the failure name, at the edges', () => {
       },
     );
     await readAll(await traced.post());
-    await readAll(await traced.get('1'));
+    await traced.get('1').catch(() => {});
     const before = trace.length;
-    expect((await traced.get('1')).status).toBe(405);
+    await expect(traced.get('1')).rejects.toBeInstanceOf(StreamResumptionError);
     expect(trace.slice(before)).toEqual([
       { type: 'reconnect', cursor: 1 },
       { type: 'decision', outcome: 'resumption-failed' },

@@ -41,6 +41,8 @@ import {
 const URL_ = 'http://127.0.0.1:9/mcp';
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } });
 const RESULT = { jsonrpc: '2.0', id: 1, result: { content: [] } };
+/** The result of a request with id 2: a response counts only for its own request (issue 37, R3-7). */
+const RESULT_B = { ...RESULT, id: 2 };
 
 /** A replay acknowledgment for cursor `after` with floor `floor`. */
 function ack(after: number, floor: unknown): string {
@@ -1900,7 +1902,7 @@ describe('bookkeeping across streams', () => {
           ? sseResponse(ev(1) + ev(2))
           : n === 2
             ? sseResponse(ev(5, RESULT))
-            : sseResponse(ev(3, RESULT)),
+            : sseResponse(ev(3, RESULT_B)),
     );
     const readingA = readAll(await g.post(CALL));
     await vi.waitFor(() => expect(g.trace).toHaveLength(3));
@@ -1909,7 +1911,7 @@ describe('bookkeeping across streams', () => {
     expect(codeOf((await readingA).error)).toBe('break');
     await readAll(await g.post(CALL)); // A's call re-issued: A is freed
     const { text, error } = await readAll(await g.get('2'));
-    expect({ text, error }).toEqual({ text: ev(3, RESULT), error: null });
+    expect({ text, error }).toEqual({ text: ev(3, RESULT_B), error: null });
     expect(g.trace.filter((l) => l.unseen)).toEqual([]);
     expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
       { stream: 2, type: 'reconnect', cursor: 2 },

@@ -8,6 +8,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { settlementOf } from '../../src/runtime/call-settlement.js';
 import { reissueOnce, StreamResumptionError } from '../../src/runtime/index.js';
 import { callServer, type CallServer } from './call-server.js';
 
@@ -83,11 +84,21 @@ describe('the recipe of docs/runtime.md', () => {
 });
 
 describe('reissueOnce', () => {
+  /** What a call rejects with for the guard's own session-lost settlement (sealed). */
   const failure = () =>
-    Object.assign(new Error('x'), {
-      code: -32030,
-      data: { outcome: 'session-lost', code: 'session-gone', requestId: 3, method: 'tools/call' },
-    });
+    Object.assign(
+      new Error('x'),
+      settlementOf(
+        new StreamResumptionError('gone', 'session-gone', 'session-lost', {
+          requestId: 3,
+          method: 'tools/call',
+          request: null,
+          stream: null,
+          cursor: '2',
+          lastDelivered: '2',
+        }),
+      ).error as object,
+    );
 
   test('a non-idempotent call, or session-lost without newSession, is surfaced, not re-issued', async () => {
     let n = 0;
@@ -97,8 +108,7 @@ describe('reissueOnce', () => {
     };
     await expect(reissueOnce(call, { idempotent: false })).rejects.toMatchObject({
       outcome: 'session-lost',
-      requestId: 3,
-      method: 'tools/call',
+      call: { requestId: 3, method: 'tools/call' },
     });
     await expect(reissueOnce(call, { idempotent: true })).rejects.toBeInstanceOf(
       StreamResumptionError,

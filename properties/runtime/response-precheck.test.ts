@@ -25,9 +25,11 @@ function spaced(value: unknown, before: string, after: string): string {
 
 const space = fc.constantFrom('', ' ', '\t', '  ');
 const response = fc.record({
-  // (No quote or colon in a string id: `spaced` rewrites every `":`.)
-  id: fc.oneof(fc.integer({ min: 0, max: 1e6 }), fc.stringMatching(/^[a-z0-9]{0,4}$/)),
+  // The call's own id (request 1), as a number or as the string the SDK takes for it.
+  id: fc.constantFrom(1, '1'),
   outcome: fc.constantFrom('result', 'error'),
+  /** The key `id` written with a JSON escape (`"\u0069d"`), as JSON.parse reads it (R3-8). */
+  escaped: fc.boolean(),
 });
 /** Notifications before the response, some mentioning `"id"` (none is a response). */
 const notification = fc.record({
@@ -56,7 +58,9 @@ const body = fc
       r.outcome === 'result'
         ? { jsonrpc: '2.0', id: r.id, result: {} }
         : { jsonrpc: '2.0', id: r.id, error: { code: -1, message: 'no' } };
-    if (responds) text += `id: ${id}\ndata: ${spaced(answer, b, a)}\n\n`;
+    const answerText = spaced(answer, b, a);
+    if (responds)
+      text += `id: ${id}\ndata: ${r.escaped ? answerText.replace('"id"', '"\\u0069d"') : answerText}\n\n`;
     const bytes = new TextEncoder().encode(text);
     const at = [...new Set(cuts.map((c) => Math.floor(c * bytes.length)))].sort((x, y) => x - y);
     const chunks: Uint8Array[] = [];

@@ -4,6 +4,7 @@
  * (the founding rule: do not wait) instead of when its own request timeout runs out. This file
  * holds the wire form of that answer and its reading back on the application's side.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { StreamResumptionError, type FailedCall } from '../reference.js';
 import type { Outcome, ReasonCode } from '../../model/outcomes.js';
 
@@ -17,7 +18,11 @@ export const RESUMPTION_ERROR_CODE = -32030;
 
 /** The `data` of the guard's JSON-RPC error: the outcome, the rule and where the stream stood. */
 export interface ResumptionErrorData {
-  /** What the application must do: re-issue (`resumption-failed`) or re-initialize first (`session-lost`). */
+  /**
+   * What was lost: the stream's messages (`resumption-failed`) or the session (`session-lost`).
+   * Re-issue only a call that can run twice (docs/spec.md, "Who re-issues a call"); else surface
+   * a partial result.
+   */
   outcome: Extract<Outcome, 'resumption-failed' | 'session-lost'>;
   /** The reason code (the model's: `skip`, `no-response`, `bad-status`, `session-gone`, …). */
   code: ReasonCode;
@@ -31,12 +36,38 @@ export interface ResumptionErrorData {
   /** The request's id and method, as sent. */
   requestId: string | number | null;
   method: string | null;
+  /**
+   * The guard's seal over the fields above: a MAC under a key drawn at random when this module
+   * loads, which never leaves the process (the settlement is a `Response` the guard makes for
+   * the SDK, never sent on the network). {@link resumptionFailureOf} takes an error for the
+   * guard's own only with a seal it can check, so a server that answers a call with a -32030
+   * of its own cannot make the application re-issue the call or open a new session.
+   */
+  seal: string;
+}
+
+/** The key of the seals, drawn once per process: it is never written anywhere. */
+const SEAL_KEY = randomBytes(32);
+
+/** The seal of the fields of `d` (any shape: a forged one gets a seal that does not match). */
+function sealOf(d: Record<string, unknown>): string {
+  const fields = [
+    d.outcome,
+    d.code,
+    d.reason,
+    d.stream,
+    d.cursor,
+    d.lastDelivered,
+    d.requestId,
+    d.method,
+  ];
+  return createHmac('sha256', SEAL_KEY).update(JSON.stringify(fields)).digest('base64url');
 }
 
 /** The JSON-RPC error response that ends the call `error` names. */
 export function settlementOf(error: StreamResumptionError): Record<string, unknown> {
   const call = error.call;
-  const data: ResumptionErrorData = {
+  const fields = {
     outcome: error.outcome,
     code: error.code,
     reason: error.message,
@@ -46,6 +77,7 @@ export function settlementOf(error: StreamResumptionError): Record<string, unkno
     requestId: call?.requestId ?? null,
     method: call?.method ?? null,
   };
+  const data: ResumptionErrorData = { ...fields, seal: sealOf(fields) };
   return {
     jsonrpc: '2.0',
     id: call?.requestId ?? null,
@@ -54,22 +86,24 @@ export function settlementOf(error: StreamResumptionError): Record<string, unkno
 }
 
 /**
- * The prefix of the id the guard gives the event that ends a call. SDK 1.x reconnects after a
- * stream whose last message was an error response (it stops only after a result), with the
- * stream's last id as `Last-Event-ID`: this id makes that reconnect the guard's own, answered
- * 405 without a request, instead of a cursor-less GET that could be taken for another stream
- * dropping its cursor.
+ * The prefix of the ids the guard gives the events it writes itself: the event that ends a call,
+ * and the marker after a call's error response. SDK 1.x reconnects after a stream whose last
+ * message was an error response (it stops only after a result), with the stream's last id as
+ * `Last-Event-ID`: such an id makes that reconnect the guard's own, answered 405 without a
+ * request, instead of a resume of a call that has its answer. Each guard adds a random token of
+ * its own ({@link settledIdPrefix}): a server that writes ids with this prefix cannot make the
+ * guard take its events for the guard's.
  */
 export const SETTLED_ID_PREFIX = 'mcpr-call-ended-';
 
-/** `true` for a `Last-Event-ID` that names an event the guard sent to end a call. */
-export function isSettledId(id: string): boolean {
-  return id.startsWith(SETTLED_ID_PREFIX);
+/** The prefix of one guard's own event ids: {@link SETTLED_ID_PREFIX}, a random token, `-`. */
+export function settledIdPrefix(): string {
+  return `${SETTLED_ID_PREFIX}${randomBytes(9).toString('base64url')}-`;
 }
 
-/** The SSE text of the event carrying the call's error response; `n` makes its id unique. */
-export function settlementEvent(error: StreamResumptionError, n: number): string {
-  return `id: ${SETTLED_ID_PREFIX}${n}\ndata: ${JSON.stringify(settlementOf(error))}\n\n`;
+/** The SSE text of the event carrying the call's error response, with the guard's id `id`. */
+export function settlementEvent(error: StreamResumptionError, id: string): string {
+  return `id: ${id}\ndata: ${JSON.stringify(settlementOf(error))}\n\n`;
 }
 
 /**
@@ -77,8 +111,8 @@ export function settlementEvent(error: StreamResumptionError, n: number): string
  * the SDK for a refusal that had no body of its own (a 405, a 404, a redirect, a reconnect the
  * guard refused before sending it).
  */
-export function settlementResponse(error: StreamResumptionError, n: number): Response {
-  return new Response(settlementEvent(error, n), {
+export function settlementResponse(error: StreamResumptionError, id: string): Response {
+  return new Response(settlementEvent(error, id), {
     status: 200,
     headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
   });
@@ -104,6 +138,11 @@ const OUTCOMES = new Set(['resumption-failed', 'session-lost']);
  * itself; `null` for any other error. Use it to tell "the stream's resumption failed" from a
  * tool's own error or a timeout.
  *
+ * Only the guard's own settlement is read back: its `data` carries a seal made with a key that
+ * never leaves this process. A -32030 error written by a server (whatever its `data` says) is
+ * `null` here, as any other error of the tool: a server cannot make `reissueOnce` re-run a call
+ * or open a new session.
+ *
  * @category Runtime
  */
 export function resumptionFailureOf(error: unknown): StreamResumptionError | null {
@@ -112,6 +151,7 @@ export function resumptionFailureOf(error: unknown): StreamResumptionError | nul
     return null;
   }
   const d = error.data;
+  if (typeof d.seal !== 'string' || d.seal !== sealOf(d)) return null;
   if (typeof d.outcome !== 'string' || !OUTCOMES.has(d.outcome)) return null;
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   const id = d.requestId;
@@ -123,14 +163,8 @@ export function resumptionFailureOf(error: unknown): StreamResumptionError | nul
     cursor: text(d.cursor),
     lastDelivered: text(d.lastDelivered),
   };
-  const message =
-    typeof d.reason === 'string'
-      ? d.reason
-      : typeof error.message === 'string'
-        ? error.message
-        : 'resumption failed';
   return new StreamResumptionError(
-    message,
+    typeof d.reason === 'string' ? d.reason : 'resumption failed',
     (typeof d.code === 'string' ? d.code : 'unproven') as ReasonCode,
     d.outcome as 'resumption-failed' | 'session-lost',
     call,

@@ -59,7 +59,7 @@ export function inspectGuard(guarded: typeof fetch): GuardState | null {
  * const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:8080/mcp'), {
  *   fetch: continuityGuard(fetch, {
  *     idleTimeoutMs: 60_000, // above the server's keepalive interval
- *     onFailure: (e) => console.error(`resumption failed (${e.message}): re-issue the call`),
+ *     onFailure: (e) => console.error(`resumption failed: ${e.message}`),
  *   }),
  * });
  * ```

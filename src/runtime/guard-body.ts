@@ -10,7 +10,21 @@ import { settlementEvent } from './call-settlement.js';
 import type { GuardCore } from './guard-core.js';
 import type { Track } from './guard-track.js';
 import { ChunkText, SseLines } from './id-only-blocks.js';
-import { ackFloor, eventLine, isResponseMessage, serialize } from './guard-wire.js';
+import {
+  ackFloor,
+  answers,
+  eventLine,
+  isMessageEvent,
+  mayHoldIdKey,
+  responseIn,
+  serialize,
+} from './guard-wire.js';
+
+/**
+ * What an event is to the call of its stream: its own response (`result`, `error`), a response
+ * the SDK would read that answers another request (`foreign`), or neither (`null`).
+ */
+type Answer = 'result' | 'error' | 'foreign' | null;
 
 type Body = ReadableStream<Uint8Array>;
 type Controller = ReadableStreamDefaultController<Uint8Array>;
@@ -109,7 +123,9 @@ export class GuardBody {
     const ending = this.core.settlement(this.track, e);
     if (!ending) return controller.error(e);
     try {
-      controller.enqueue(this.encoder.encode(settlementEvent(ending, this.track.id)));
+      controller.enqueue(
+        this.encoder.encode(settlementEvent(ending, this.core.ownId(this.track.id))),
+      );
       controller.close();
     } catch {
       // Already closed or errored (the caller cancelled the body): nothing is waiting.
@@ -133,18 +149,51 @@ export class GuardBody {
     this.stop(this.track.failure); // (only set when enforcing)
   }
 
-  /** Whether `ev` carries the call's JSON-RPC response (asked once per event, before it is judged). */
-  private carriesResponse(ev: EventSourceMessage): boolean {
-    // (Only text that holds `"id"` can be a response: most events skip the JSON parse.)
-    if (this.idQuotes === 0 || !ev.data.includes('"id"')) return false;
+  /**
+   * What `ev` is to the stream's call (asked once per event, before it is judged): read as the
+   * SDK clients read it (`responseIn`, only under the event type they read), a response is the
+   * call's own only when its id answers the call's request id; a stream with no request (a
+   * stream the guard did not see open) takes any response as its own.
+   */
+  private answerIn(ev: EventSourceMessage): Answer {
+    // (Only text that may hold the key `id` is parsed: most events skip the JSON parse.)
+    if (this.idQuotes === 0 || !mayHoldIdKey(ev.data)) return null;
     this.idQuotes--;
-    return isResponseMessage(ev.data);
+    if (!isMessageEvent(ev.event)) return null;
+    const read = responseIn(ev.data);
+    if (read === null) return null;
+    const request = this.track.request;
+    if (request === null || answers(read.id, request.id)) return read.kind;
+    return 'foreign';
   }
 
-  /** The response arrived: nothing more is owed, no reconnect can come for this stream. */
-  private responded(): void {
+  /**
+   * The response arrived: nothing more is owed, no reconnect can come for this stream. After an
+   * error response, SDK 1.x reconnects anyway (it stops only after a result), naming the last
+   * id of the stream: an id-only event with the guard's own id goes on after the response, so
+   * that reconnect is the guard's, answered 405 without a request (for SDK 2.x, which stops
+   * after either, it changes nothing). Only a request's stream that delivered ids gets it:
+   * without one the SDK does not reconnect it.
+   */
+  private responded(answer: Answer): void {
     this.track.completed = true;
+    // (Not on the standalone stream: a 405 to its reconnect would end it for good.)
+    const marked = answer === 'error' && !this.track.plain && this.track.lastId !== null;
+    if (marked && this.core.enforce) {
+      this.changed = true;
+      this.forward(`id: ${this.core.ownId(this.track.id)}\ndata: \n\n`);
+    }
     if (!this.track.plain) this.core.free(this.track);
+  }
+
+  /**
+   * A response to another request: the SDK would take it as this stream's answer (it stops
+   * reconnecting the stream) and hand it to whichever call has that id. It is not handed on;
+   * an id it carries goes on alone (an id-only event), so the SDK's cursor stays the guard's.
+   */
+  private withheld(ev: EventSourceMessage): void {
+    this.changed = true;
+    if (ev.id) this.forward(`id: ${ev.id}\ndata: \n\n`);
   }
 
   private onRetry(ms: number): void {
@@ -179,13 +228,17 @@ export class GuardBody {
       // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6). It may
       // be the response itself (a 2026-07-28 server sends no ids).
       // (The standalone stream stays followed until it ends: it reconnects without a cursor.)
-      const response = !track.plain && this.carriesResponse(ev);
+      const answer = track.plain ? null : this.answerIn(ev);
+      const response = answer === 'result' || answer === 'error';
       this.stop(core.record(track, response ? { type: 'event', response } : { type: 'event' }));
       if (this.failure) return;
-      if (response) this.responded();
-      return this.forward(ev);
+      if (answer === 'foreign') return this.withheld(ev);
+      this.forward(ev);
+      if (response) this.responded(answer);
+      return;
     }
-    const response = this.carriesResponse(ev);
+    const answer = this.answerIn(ev);
+    const response = answer === 'result' || answer === 'error';
     const read = core.readId(ev.id);
     if (read === null) {
       if (track.reconnected && core.enforce) return this.unreadableId(ev.id);
@@ -202,8 +255,9 @@ export class GuardBody {
     }
     if (this.failure) return;
     core.remember(track, ev.id);
-    if (response) this.responded();
+    if (answer === 'foreign') return this.withheld(ev);
     this.forward(ev);
+    if (response) this.responded(answer);
   }
 
   /** A resumed stream's event whose id carries no sequence: nothing can prove it follows. */
@@ -225,6 +279,9 @@ export class GuardBody {
       // (Lines come whole, and `id"` holds no line end: none is cut between two texts.)
       const quoted = this.core.mutant === 'response-needs-id-colon' ? '"id":' : 'id"';
       for (let at = lines.indexOf(quoted); at >= 0; at = lines.indexOf(quoted, at + quoted.length))
+        this.idQuotes++;
+      // A key written with an escape (`"\u0069d"`) holds `\u006` (see `mayHoldIdKey`).
+      for (let at = lines.indexOf('\\u006'); at >= 0; at = lines.indexOf('\\u006', at + 5))
         this.idQuotes++;
       this.parser.feed(lines);
     } catch (e) {

@@ -14,7 +14,7 @@ import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import type { MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
-import { settledResponse, settlementResponse } from './call-settlement.js';
+import { settledIdPrefix, settledResponse, settlementResponse } from './call-settlement.js';
 import { CursorIndex } from './cursor-index.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
@@ -57,13 +57,36 @@ export interface GuardState {
   pending: number;
 }
 
-/** Why a request's stream that ended without its response and without an id fails its call. */
+/**
+ * Methods whose request may run twice without harm (MCP's reads): the advice in a failure's
+ * words may say "re-issue" for them. A `tools/call` may not (its tool may have done its work),
+ * nor any other method: for those the words say "surface a partial result"; whether a tool may
+ * run twice is the application's to say, or its annotations' (`reissueOnce`).
+ */
+const READS = new Set([
+  'tools/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'ping',
+]);
+
+/** What the application can do about a call that lost its response (see `READS`). */
+export function adviceFor(method: unknown): string {
+  return typeof method === 'string' && READS.has(method)
+    ? 're-issue the request as a new one (a read may run twice)'
+    : 'surface a partial result (re-issue only a call that may run twice: see reissueOnce)';
+}
+
 /** Why a request's stream that ended without its response fails its call, with `clientResumes: false`. */
 const NO_RESUMING_CLIENT =
-  'the stream ended before its response and this client never reconnects a stream (clientResumes: false), so nothing will resume it; re-issue the call as a new request';
+  'the stream ended before its response and this client never reconnects a stream (clientResumes: false), so nothing will resume it';
 
 const CURSORLESS_END =
-  'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it; re-issue the call as a new request';
+  'the stream ended before its response and named no event to resume from (no SSE id: a 2026-07-28 server, or a server without an event store), so nothing can resume it';
 
 /**
  * The tracks of one guard and the SSE side of the decisions about them: the machine, the clock,
@@ -87,6 +110,8 @@ export class GuardCore extends DecisionCore<Track, string> {
   readonly waitingPlain: Track[] = [];
   /** Failed streams, latest last: GETs without a cursor are theirs until the re-issue. */
   readonly failed: Track[] = [];
+  /** The prefix of the ids of the events this guard writes itself (random: no server has it). */
+  private readonly ownIdPrefix = settledIdPrefix();
 
   constructor(
     readonly options: ContinuityGuardOptions,
@@ -141,16 +166,28 @@ export class GuardCore extends DecisionCore<Track, string> {
     };
   }
 
+  /** The id of an event this guard writes itself for track `n` (see `SETTLED_ID_PREFIX`). */
+  ownId(n: number): string {
+    return `${this.ownIdPrefix}${n}`;
+  }
+
+  /** `true` for a `Last-Event-ID` naming an event this guard wrote itself. */
+  isOwnId(id: string): boolean {
+    return id.startsWith(this.ownIdPrefix);
+  }
+
   /**
    * The failure that ends the track's call now, if the call still waits for its response and
-   * the guard enforces (`null`: nothing to end). It ends a call once: its later reconnects get
-   * a 405 ({@link settledResponse}).
+   * the guard enforces (`null`: nothing to end). It ends a call once, and the stream is then
+   * forgotten: the SDK's later reconnects name the settlement's own id, answered 405
+   * ({@link settledResponse}) without a track, so calls ended and never re-issued hold nothing.
    */
   settlement(track: Track, e: unknown): StreamResumptionError | null {
     if (!(e instanceof StreamResumptionError) || !this.enforce || this.cfg.endCalls !== 'respond')
       return null;
     if (track.request === null || track.completed || track.settled) return null;
     track.settled = true;
+    this.free(track);
     return e;
   }
 
@@ -162,7 +199,7 @@ export class GuardCore extends DecisionCore<Track, string> {
   failedAnswer(track: Track, e: StreamResumptionError): Response {
     if (track.settled) return settledResponse();
     const ending = this.settlement(track, e);
-    if (ending) return settlementResponse(ending, track.id);
+    if (ending) return settlementResponse(ending, this.ownId(track.id));
     throw e;
   }
 
@@ -226,7 +263,14 @@ export class GuardCore extends DecisionCore<Track, string> {
     e: Escalation,
     why: string | undefined,
   ): StreamResumptionError {
-    return new StreamResumptionError(why ?? e.text, e.code, e.outcome, this.failedCall(track));
+    // (What the server said with a refusal, when it said something: why it refused.)
+    const said = track.serverSaid ? `; the server said: ${track.serverSaid}` : '';
+    return new StreamResumptionError(
+      (why ?? e.text) + said,
+      e.code,
+      e.outcome,
+      this.failedCall(track),
+    );
   }
 
   protected keepFailure(track: Track, error: StreamResumptionError): StreamResumptionError {
@@ -345,7 +389,7 @@ export class GuardCore extends DecisionCore<Track, string> {
       track.reconnected = true;
       track.cursor = null;
       track.episodeT = this.now();
-      const why = track.lastId === null ? CURSORLESS_END : NO_RESUMING_CLIENT;
+      const why = `${track.lastId === null ? CURSORLESS_END : NO_RESUMING_CLIENT}; ${adviceFor(track.request!.method)}`;
       const e = this.record(track, { type: 'reconnect', cursor: null }, {}, why);
       // No GET can come for it (none names it): nothing to refuse later.
       this.free(track);

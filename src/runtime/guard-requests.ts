@@ -7,7 +7,7 @@
  * guard-body.ts.
  */
 import type { StreamResumptionError } from '../reference.js';
-import { isSettledId, settledResponse } from './call-settlement.js';
+import { settledResponse } from './call-settlement.js';
 import { GuardBody } from './guard-body.js';
 import type { GuardCore } from './guard-core.js';
 import { isPending, type Track } from './guard-track.js';
@@ -18,10 +18,14 @@ import {
   isRedirect,
   isRedirectStatus,
   methodOf,
+  serverWords,
   withBody,
   type Call,
   type Input,
 } from './guard-wire.js';
+
+/** How long a refusal's body is read for its words (they arrive with the status, or not at all). */
+const SERVER_WORDS_MS = 50;
 
 /** The requests of one guard, sent through `fetchFn`. */
 export class GuardRequests {
@@ -73,7 +77,7 @@ export class GuardRequests {
   ): Response | Promise<Response> {
     const { core } = this;
     // The SDK reconnecting after the event that ended its call: nothing to send.
-    if (isSettledId(lastEventId) && core.enforce) return settledResponse();
+    if (core.isOwnId(lastEventId) && core.enforce) return settledResponse();
     const known = core.holding(lastEventId);
     if (known?.failure) {
       const read = core.readId(lastEventId);
@@ -146,6 +150,11 @@ export class GuardRequests {
       response.body?.cancel().catch(() => {});
       return core.failedAnswer(track, track.failure);
     }
+    // A refusal's words say why (an evicted cursor, a conflict): read briefly, for the error.
+    track.serverSaid =
+      response.status !== 200 && !isRedirect(response)
+        ? await serverWords(response, SERVER_WORDS_MS)
+        : undefined;
     return this.judge(track, response, init);
   }
 

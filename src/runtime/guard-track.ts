@@ -48,6 +48,8 @@ export interface Track {
   budget?: NodeJS.Timeout;
   /** A resume's 200 not yet fed to the machine: it waits for the first SSE item (an ack?). */
   held: boolean;
+  /** The words of the server's refusal of the current reconnect (a JSON-RPC error's message). */
+  serverSaid?: string;
   /** Errors the stream being read, when the budget runs out on it. */
   giveUp?: (e: StreamResumptionError) => void;
 }

@@ -56,16 +56,73 @@ function parseJson(text: string): unknown {
   }
 }
 
-export function isResponseMessage(data: string): boolean {
-  if (!data.includes('"id"')) return false;
-  const m = parseJson(data) as Record<string, unknown> | undefined;
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    'id' in m &&
-    ('result' in m || 'error' in m) &&
-    !('method' in m)
-  );
+/**
+ * Whether an event's data may hold the key `"id"`: it holds `"id"` as written, or a `\u006`,
+ * the start of `\u0069` or `\u0064` (`"\u0069d"` is the key `id` to `JSON.parse`, and JSON
+ * has no other way to write an `i` or a `d`). A cheap pre-check: it never misses such a key.
+ */
+export function mayHoldIdKey(data: string): boolean {
+  return data.includes('"id"') || data.includes('\\u006');
+}
+
+/** What a message is to the SDK clients' reading of a response (see {@link responseIn}). */
+export interface ResponseRead {
+  kind: 'result' | 'error';
+  /** Its `id` as written (`undefined`: an error response without one). */
+  id: unknown;
+}
+
+function isRequestId(v: unknown): boolean {
+  return typeof v === 'string' || Number.isInteger(v);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const ERROR_KEYS = new Set(['jsonrpc', 'id', 'error']);
+
+/**
+ * The JSON-RPC response an SSE event's data is, read as both SDK clients read it
+ * (`JSONRPCMessageSchema`: `JSON.parse`, then a strict result response `{jsonrpc: "2.0", id,
+ * result: {…}}` or an error response `{jsonrpc: "2.0", id?, error: {code: integer, message:
+ * string}}`, whose `id` is a string or an integer); `null` for anything else (a request, a
+ * notification, text the SDK drops). Which request it answers is {@link answers}.
+ */
+export function responseIn(data: string): ResponseRead | null {
+  const m = parseJson(data);
+  if (!isObject(m) || m.jsonrpc !== '2.0' || Object.hasOwn(m, 'method')) return null;
+  if (Object.hasOwn(m, 'result')) {
+    const keys = Object.keys(m);
+    if (keys.length !== 3 || !Object.hasOwn(m, 'id') || !isRequestId(m.id)) return null;
+    const result = m.result;
+    if (!isObject(result) || (Object.hasOwn(result, '_meta') && !isObject(result._meta)))
+      return null;
+    return { kind: 'result', id: m.id };
+  }
+  if (!Object.hasOwn(m, 'error') || Object.keys(m).some((k) => !ERROR_KEYS.has(k))) return null;
+  if (Object.hasOwn(m, 'id') && !isRequestId(m.id)) return null;
+  const e = m.error;
+  if (!isObject(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') return null;
+  return { kind: 'error', id: Object.hasOwn(m, 'id') ? m.id : undefined };
+}
+
+/**
+ * Whether a response with id `id` answers the request with id `requestId`, as the SDK clients
+ * match it: both look the handler up by `Number(response.id)` (so `"5"` answers request 5); an
+ * id that is no number matches only itself. A response without an id answers nothing.
+ */
+export function answers(id: unknown, requestId: unknown): boolean {
+  if (id === undefined) return false;
+  if (id === requestId) return true;
+  if (typeof requestId !== 'number' && typeof requestId !== 'string') return false;
+  const n = Number(id);
+  return !Number.isNaN(n) && n === Number(requestId);
+}
+
+/** `true` for an SSE event type the SDK clients read as a message (none, or `message`). */
+export function isMessageEvent(type: string | undefined): boolean {
+  return !type || type === 'message';
 }
 
 /** The replay floor an acknowledgment states (`undefined`: not an acknowledgment). */
@@ -90,6 +147,40 @@ export function callOf(body: unknown): Call {
   const { _meta, ...params } = (m.params ?? {}) as Record<string, unknown>;
   void _meta;
   return { key: `${m.method} ${JSON.stringify(params)}`, request: m as Record<string, unknown> };
+}
+
+/**
+ * What a server said with a refusal (a non-200 answer to a resume): the `message` of a JSON-RPC
+ * error body (what the SDK servers send: "Invalid event ID format", …), or the body's first
+ * line, at most 200 characters with control characters dropped; `undefined` when it said
+ * nothing readable within `ms` or 4 KiB. The body is consumed (or cancelled).
+ */
+export async function serverWords(response: Response, ms: number): Promise<string | undefined> {
+  const reader = response.body?.getReader();
+  if (!reader) return undefined;
+  const decoder = new TextDecoder();
+  let text = '';
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ms)));
+  try {
+    while (text.length < 4096) {
+      const read = await Promise.race([reader.read(), late]);
+      if (read === 'late' || read.done) break;
+      text += decoder.decode(read.value, { stream: true });
+    }
+  } catch {
+    // a broken body says nothing more
+  } finally {
+    clearTimeout(timer);
+    reader.cancel().catch(() => {});
+  }
+  const m = parseJson(text) as { error?: { message?: unknown } } | undefined;
+  const said =
+    typeof m?.error?.message === 'string' ? m.error.message : (text.split('\n')[0] ?? '');
+  let clean = '';
+  for (const ch of said) if (ch >= ' ' && ch !== '\u007f') clean += ch;
+  clean = clean.trim().slice(0, 200);
+  return clean === '' ? undefined : JSON.stringify(clean);
 }
 
 /** A 3xx status. */
