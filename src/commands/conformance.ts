@@ -8,7 +8,17 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
+import {
+  intOption,
+  MAX_TIMER_MS,
+  msOption,
+  parseCommandArgs,
+  UsageError,
+  type Command,
+} from './cli-kit.js';
+
+/** `--keepalive-ms` at most: reader-stall waits up to 16 intervals in one timer. */
+const MAX_KEEPALIVE_MS = Math.floor(MAX_TIMER_MS / 16);
 import type { ConformanceReport } from '../conformance/rendering/render.js';
 import type { ImplementationEntry } from '../conformance/rows/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
@@ -125,13 +135,21 @@ Clients (any language), against the kit's hostile servers (mcp-resumption serve 
   --client-cmd CMD     run the shell command CMD once per client scenario, with MCP_URL set to
                        that scenario's server. The contract: CMD calls the tool count once,
                        prints every message it delivered to its application as one JSON line
-                       on stdout, prints the error it surfaced (if any) as {"error": ...}, and
+                       on stdout (the kit finds the texts c<k>#<i> and c<k>:result:<n> anywhere
+                       in a line), prints the error it surfaced (if any) as {"error": ...}, and
                        exits. Verdicts: honored, rejected (an error where one is due), and the
                        failures dropped call, silent gap, endless wait (killed at
                        --client-timeout), false alarm, retry storm, leak, error; each failing
-                       one with a line saying what to change. Exit 1 on a failing verdict.
+                       one with a line saying what to change. A client that shows no progress
+                       is judged by what the server served it. The run ends at the bound or
+                       once CMD exited; whatever it left running is killed (its process group,
+                       and any process carrying its MCP_RESUMPTION_RUN mark); more than 1 MiB on stdout
+                       is an error. Exit 1 on a failing verdict.
   --client-name NAME   the row's name (default: the command)
   --client-timeout MS  bound on each run of CMD (default 10000)
+
+Durations (MS) are at most 2147483647 (2^31-1: Node fires a longer timer at once), and
+--keepalive-ms at most 134217727 (reader-stall waits up to 16 intervals); more is bad input.
   --sdk-clients        also run the SDK clients (v1, v2, bare and with continuityGuard) through
                        the same path (needs the devDependencies: run it in a clone)
   --only NAMES         with --client-cmd: client scenario names
@@ -231,8 +249,8 @@ Examples:
     const failOn = str('fail-on') !== undefined ? parseFailOn(str('fail-on')!) : undefined;
     const settings = {
       retention: intOption('retention', str('retention'), 16),
-      timeoutMs: intOption('timeout', str('timeout'), 2000),
-      idleMs: intOption('idle', str('idle'), 400),
+      timeoutMs: msOption('timeout', str('timeout'), 2000),
+      idleMs: msOption('idle', str('idle'), 400),
     };
     if (settings.timeoutMs === 0 || settings.idleMs === 0) {
       throw new UsageError('conformance: --timeout and --idle must be positive');
@@ -294,7 +312,7 @@ Examples:
       report = await kit.runCustomConformance(entries, {
         ...settings,
         ...(givenKeepAlive !== undefined
-          ? { keepAliveMs: intOption('keepalive-ms', givenKeepAlive, 0) }
+          ? { keepAliveMs: msOption('keepalive-ms', givenKeepAlive, 0, MAX_KEEPALIVE_MS) }
           : {}),
         ...(protocolVersion !== undefined ? { protocolVersion } : {}),
         ...(onlyScenarios.length > 0 ? { only: onlyScenarios } : {}),
@@ -374,7 +392,6 @@ async function urlEntry(
 ): Promise<ImplementationEntry> {
   const { urlAdapter } = await import('../conformance/adapters/url.js');
   const { patternCodec } = await import('../conformance/types.js');
-  await requireListeningUrl(url);
   const sequence = str('id-sequence') ?? 'per-stream';
   if (sequence !== 'per-stream' && sequence !== 'global') {
     throw new UsageError(
@@ -405,10 +422,14 @@ async function urlEntry(
     name,
     ...(str('restart-cmd') !== undefined ? { restartCmd: str('restart-cmd')! } : {}),
     ...(str('evict-cmd') !== undefined ? { evictCmd: str('evict-cmd')! } : {}),
-    hookTimeoutMs: intOption('hook-timeout', hookTimeout, 10_000),
-    ...(keepAlive !== undefined ? { keepAliveMs: intOption('keepalive-ms', keepAlive, 0) } : {}),
+    hookTimeoutMs: msOption('hook-timeout', hookTimeout, 10_000),
+    ...(keepAlive !== undefined
+      ? { keepAliveMs: msOption('keepalive-ms', keepAlive, 0, MAX_KEEPALIVE_MS) }
+      : {}),
     ...(idCodec ? { idCodec } : {}),
   };
+  // Bad options first (one line, exit 2), then whether the server is there.
+  await requireListeningUrl(url);
   return { name, make: () => urlAdapter(options) };
 }
 
@@ -432,7 +453,7 @@ async function runClientConformance(
       `conformance: unknown client scenario ${JSON.stringify(unknown)} (with --client-cmd, --only names: ${names.join(', ')})`,
     );
   }
-  const timeoutMs = intOption(
+  const timeoutMs = msOption(
     'client-timeout',
     values['client-timeout'] as string | undefined,
     10_000,

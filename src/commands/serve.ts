@@ -5,6 +5,7 @@
  */
 import {
   intOption,
+  msOption,
   parseCommandArgs,
   UsageError,
   type Command,
@@ -27,7 +28,8 @@ pattern is ^(?<stream>c\\d+)-(?<seq>\\d+)$.
 Options:
   --scenario NAME   the fault to play (see --list)
   --port P          the port on 127.0.0.1 (default: a free one)
-  --for MS          stop after MS milliseconds (default: run until SIGINT or SIGTERM)
+  --for MS          stop after MS milliseconds, at most 2147483647 (2^31-1) (default: run
+                    until SIGINT or SIGTERM)
   --list            name each scenario, what the server does and what a right client does
   --json            the report (or the list) as one JSON object
 
@@ -85,7 +87,7 @@ export const serveCommand: Command = {
     }
     const port = intOption('port', values.port as string | undefined, 0);
     if (port > 65535) throw new UsageError('serve: --port must be in 0..65535');
-    const forMs = values.for === undefined ? undefined : intOption('for', values.for as string, 0);
+    const forMs = values.for === undefined ? undefined : msOption('for', values.for as string, 0);
     let server;
     try {
       server = await startHostileServer(scenario, { port });
