@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SERVER_FIX, type FlatCell } from '../../src/conformance/rendering/render.js';
+import { NOT_RESUMABLE } from '../../src/conformance/types.js';
 import { runCli } from '../support/cli.js';
 import { PlainServer } from './fixtures/plain-server-process.js';
 
@@ -101,5 +102,16 @@ describe('the kit, right on the servers it misjudged (issue 38)', () => {
     expect(c.observed).toMatch(
       /the restart did not happen: after it, call A-\w+ still reports 3 message\(s\) emitted/,
     );
+  }, 120_000);
+
+  test("the harness's own standalone GET never makes a cell show a 409 (events without ids: n/a)", async () => {
+    const s = await server('noids', '--mutant', 'no-event-ids', '--one-standalone');
+    const { by } = await run(s, ['--only', 'within-window,same-ms-burst']);
+    for (const name of ['within-window', 'same-ms-burst']) {
+      const c = by[name]!;
+      expect(c.verdict, `${name}: ${c.observed}`).toBe('n/a');
+      expect(c.reason).toBe(NOT_RESUMABLE);
+      expect(c.observed).not.toMatch(/409/);
+    }
   }, 120_000);
 });

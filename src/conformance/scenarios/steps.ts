@@ -234,6 +234,15 @@ export async function resume(
   onAnswer?: () => void,
 ): Promise<{ rec: ReconnectObservationRecord; stream?: SseStream }> {
   const trace = follower.trace;
+  // A GET without a cursor asks for the session's standalone stream, which the harness's own
+  // watcher holds (ctx.watch): a server that allows one per session would answer 409 to the
+  // harness itself, a refusal of its own making. The watcher goes first (issue 38).
+  const mine = cursor === null ? (ctx.watchers ?? []).filter((w) => w.client === client) : [];
+  if (mine.length > 0) {
+    for (const w of mine) w.stream.abort();
+    ctx.watchers = ctx.watchers!.filter((w) => w.client !== client);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+  }
   trace.write({ type: 'reconnect', ...trace.cursorFields(cursor) });
   let answer = await client.get(cursor, sessionId ?? client.sessionId);
   onAnswer?.();
