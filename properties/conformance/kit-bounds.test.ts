@@ -3,9 +3,14 @@
  * 2^31-1 ms (Node fires them after 1 ms) refused with one line, exit 2; `serve`'s memory bounded
  * for a long life (it kept every session, call and request).
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { serveCommand } from '../../src/commands/serve.js';
 import { startHostileServer, hostileScenario } from '../../src/conformance/hostile-server.js';
 import { runCli } from '../support/cli.js';
+
+const NAIVE = fileURLToPath(new URL('./fixtures/naive-client.mjs', import.meta.url));
 
 describe('timers above 2^31-1 ms are refused (issue 38)', () => {
   test.each([
@@ -93,4 +98,51 @@ describe('serve keeps bounded state (issue 38)', () => {
       await server.close();
     }
   });
+});
+
+/** `serve --scenario NAME --for MS` in process; runs `client(url)` once the URL is out. */
+async function serveWith(
+  name: string,
+  forMs: number,
+  client: (url: string) => Promise<unknown>,
+): Promise<string> {
+  let out = '';
+  let onUrl: (url: string) => void = () => {};
+  const url = new Promise<string>((r) => (onUrl = r));
+  const done = serveCommand.run(['serve', '--scenario', name, '--for', String(forMs)].slice(1), {
+    out: (t) => {
+      out += t;
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(out);
+      if (m) onUrl(m[1]!);
+    },
+    err: () => {},
+  });
+  await client(await url);
+  expect(await done).toBe(0);
+  return out;
+}
+
+/** Runs the naive client fixture in MODE against `url`; resolves when it exits. */
+function naive(mode: string) {
+  return (url: string) =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [NAIVE], {
+        env: { ...process.env, MCP_URL: url, MODE: mode },
+        stdio: 'ignore',
+      });
+      child.on('close', resolve);
+    });
+}
+
+describe('serve prints a verdict line per client (issue 38)', () => {
+  test('one line per session that called count, judged from the wire', async () => {
+    const honest = await serveWith('honest', 1500, naive('exit'));
+    expect(honest).toMatch(/^client 1 \(session \w{8}\): honored\. served the whole call/m);
+    const skip = await serveWith('skip', 1500, naive('quiet'));
+    expect(skip).toMatch(
+      /^client 1 \(session \w{8}\): rejected or silent gap\. it was served c1's result after c1#5, 6\.\.8 never/m,
+    );
+    const none = await serveWith('honest', 10, async () => {});
+    expect(none).toMatch(/^no client called count$/m);
+  }, 30_000);
 });

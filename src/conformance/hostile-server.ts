@@ -41,8 +41,24 @@ export interface SeenRequest {
   tool?: string;
   /** `Last-Event-ID` of a GET (`null`: none). */
   cursor?: string | null;
+  /** The call stream a `tools/call` of `count` opened (`c1`, …). */
+  stream?: string;
   /** The status it was answered. */
   status: number;
+}
+
+/** What one session (one client, until it re-initializes) did. */
+export interface SessionActivity {
+  session: string;
+  /** Its calls of `count`, by stream (`c1`, `c2`, …). */
+  calls: string[];
+  reconnects: number;
+  /** The cursors it sent (the first 16). */
+  cursors: string[];
+  /** Its GETs without `Last-Event-ID` after the first cut. */
+  cursorDropped: number;
+  /** Its most GETs in one second after the first cut. */
+  maxGetsPerSecond: number;
 }
 
 /** What the server saw the client do, in words a report prints. */
@@ -96,6 +112,8 @@ export class ActivityLog {
   private readonly windows = new Map<string, number[]>();
   /** Per call stream: what was served on it (the newest {@link maxStreams} streams). */
   private readonly served = new Map<string, string[]>();
+  /** Per session, the newest {@link maxStreams}: what it did. */
+  private readonly bySession = new Map<string, SessionActivity>();
 
   constructor(private readonly maxStreams = 64) {}
 
@@ -109,26 +127,59 @@ export class ActivityLog {
     return this.cutAt;
   }
 
+  /** The record of session `id` (created, and the oldest dropped beyond the bound). */
+  private session(id: string): SessionActivity {
+    let a = this.bySession.get(id);
+    if (a === undefined) {
+      a = {
+        session: id,
+        calls: [],
+        reconnects: 0,
+        cursors: [],
+        cursorDropped: 0,
+        maxGetsPerSecond: 0,
+      };
+      this.bySession.set(id, a);
+      if (this.bySession.size > this.maxStreams) {
+        this.bySession.delete(this.bySession.keys().next().value!);
+      }
+    }
+    return a;
+  }
+
   note(r: SeenRequest): void {
     this.requests++;
     if (r.path !== undefined) {
       this.otherPaths++;
       return;
     }
-    if (r.rpc === 'tools/call' && r.tool === 'count') this.calls++;
+    const mine = r.session !== undefined ? this.session(r.session) : undefined;
+    if (r.rpc === 'tools/call' && r.tool === 'count') {
+      this.calls++;
+      if (r.stream !== undefined && mine && mine.calls.length < MAX_CURSORS)
+        mine.calls.push(r.stream);
+    }
     if (r.rpc === 'initialize') this.initializes++;
     if (r.method !== 'GET') return;
     if (r.cursor) {
       this.reconnects++;
       if (this.cursors.length < MAX_CURSORS) this.cursors.push(r.cursor);
+      if (mine) {
+        mine.reconnects++;
+        if (mine.cursors.length < 16) mine.cursors.push(r.cursor);
+      }
     }
     if (this.cutAt === null || r.t < this.cutAt) return;
-    if (!r.cursor) this.cursorDropped++;
+    if (!r.cursor) {
+      this.cursorDropped++;
+      if (mine) mine.cursorDropped++;
+    }
     const key = r.session ?? '';
     const w = (this.windows.get(key) ?? []).filter((t) => r.t - t < 1000);
     w.push(r.t);
     this.windows.set(key, w);
     this.maxGets = Math.max(this.maxGets, w.length);
+    if (mine) mine.maxGetsPerSecond = Math.max(mine.maxGetsPerSecond, w.length);
     if (this.windows.size > 1024) {
       for (const [k, ts] of this.windows) if (r.t - ts.at(-1)! >= 1000) this.windows.delete(k);
     }
@@ -143,6 +194,13 @@ export class ActivityLog {
       if (this.served.size > this.maxStreams) this.served.delete(this.served.keys().next().value!);
     }
     list.push(item);
+  }
+
+  /** Each session that called `count`, oldest first. */
+  sessions(): SessionActivity[] {
+    return [...this.bySession.values()]
+      .filter((a) => a.calls.length > 0)
+      .map((a) => ({ ...a, calls: [...a.calls], cursors: [...a.cursors] }));
   }
 
   activity(): ClientActivity {
@@ -182,6 +240,88 @@ export function describeActivity(a: ClientActivity): string {
   );
 }
 
+/** More GETs than this in one second (in one session, after the cut) is a retry storm. */
+export const STORM_PER_SECOND = 10;
+
+/**
+ * The first break in one call's sequence (`items`: `c1#1`, …, `c1:result`, in order): a message
+ * after a missing one, or the result without every message; `null` when there is none.
+ */
+export function sequenceGap(tag: string, items: readonly string[]): string | null {
+  let next = 1;
+  for (const d of items) {
+    if (d === `${tag}:result`) {
+      return next === HOSTILE_N + 1
+        ? null
+        : `${tag}'s result after ${tag}#${next - 1}, ${next}..${HOSTILE_N} never`;
+    }
+    const i = Number(d.slice(tag.length + 1));
+    if (i === next) next++;
+    else if (i > next) return `${tag}#${i} after ${tag}#${next - 1}, ${next}..${i - 1} never`;
+  }
+  return null;
+}
+
+/** What the wire shows of one client (session) in `serve`: a verdict, or what it hinges on. */
+export interface WireVerdict {
+  session: string;
+  /** A client verdict, or two joined by "or" when only what the client showed can tell. */
+  verdict: string;
+  observed: string;
+}
+
+/**
+ * Judges one session from the wire alone (`serve` sees no client output): what it was served on
+ * its last call, its reconnects, its GETs per second, and whether it still waited on a stream
+ * when the server stopped. Where the answer hinges on what the client showed (an error surfaced
+ * or not), the verdict names both and the line says which is which.
+ */
+export function wireVerdict(
+  scenario: HostileScenario,
+  a: SessionActivity,
+  served: Readonly<Record<string, readonly string[]>>,
+  waiting: boolean,
+): WireVerdict {
+  const last = a.calls.at(-1)!;
+  const got = served[last] ?? [];
+  const gap = sequenceGap(last, got);
+  const shown = got.length <= 10 ? got.join(' ') : `${got.slice(0, 10).join(' ')} …`;
+  const cursors = a.cursors.length
+    ? ` (cursors ${[...new Set(a.cursors)].slice(0, 4).join(', ')})`
+    : '';
+  const what =
+    `${a.calls.length} call(s) of count (${a.calls.join(', ')}), ${a.reconnects} reconnect(s)` +
+    `${cursors}, at most ${a.maxGetsPerSecond} GET/s after the cut; served on ${last}: ${shown || 'nothing'}`;
+  const v = (verdict: string, why: string): WireVerdict => ({
+    session: a.session,
+    verdict,
+    observed: `${why}; ${what}`,
+  });
+  if (a.maxGetsPerSecond > STORM_PER_SECOND)
+    return v('retry storm', 'more than 10 GETs in one second');
+  const foreign = scenario.name === 'cross-stream' && a.reconnects > 0 && served.x9 !== undefined;
+  if (gap === null && got.includes(`${last}:result`)) {
+    return v('honored', 'served the whole call: honored if the client delivered all of it');
+  }
+  if (waiting) {
+    return v(
+      'endless wait',
+      'still waiting on a stream when the server stopped: an endless wait unless the client bounds it',
+    );
+  }
+  if (foreign || gap !== null) {
+    return v(
+      'rejected or silent gap',
+      `it was served ${foreign ? "another stream's events" : gap}: right only if the client ` +
+        'surfaced an error (a client that delivered what came after: silent gap)',
+    );
+  }
+  return v(
+    'rejected or dropped call',
+    'the call never ended on the wire and the client left: right only if it surfaced an error',
+  );
+}
+
 /** Options of {@link startHostileServer}. */
 export interface HostileServerOptions {
   /** Port on 127.0.0.1 (0: any free port). */
@@ -206,6 +346,8 @@ export interface HostileServer {
   readonly seen: readonly SeenRequest[];
   /** What the client did so far. */
   activity(): ClientActivity;
+  /** Each session that called `count`, judged from the wire ({@link wireVerdict}). */
+  clients(): WireVerdict[];
   /** Cuts every connection and stops listening. */
   close(): Promise<void>;
 }
@@ -240,6 +382,8 @@ export async function startHostileServer(
   const mcpPath = '/mcp';
   const sockets = new Set<Socket>();
   const open = new Set<ServerResponse>();
+  /** The session of each open SSE response (for "still waiting" at stop). */
+  const openSession = new WeakMap<ServerResponse, string>();
   const timers = new Set<NodeJS.Timeout>();
   /** Call number → the frames of its stream. */
   const streams = new Map<string, Frame[]>();
@@ -274,6 +418,7 @@ export async function startHostileServer(
     });
     res.flushHeaders();
     open.add(res);
+    if (headers['mcp-session-id'] !== undefined) openSession.set(res, headers['mcp-session-id']);
     res.on('close', () => open.delete(res));
   };
   const alive = (res: ServerResponse) => !res.writableEnded && !res.destroyed;
@@ -572,7 +717,7 @@ export async function startHostileServer(
     const k = ++calls;
     const meta = msg.params?._meta as { progressToken?: unknown } | undefined;
     sse(res, headers);
-    note({ method, rpc, tool, status: 200 });
+    note({ method, rpc, tool, stream: `c${k}`, status: 200 });
     await playCall(res, k, msg.id, meta?.progressToken ?? `c${k}-progress`);
   }
 
@@ -596,6 +741,13 @@ export async function startHostileServer(
     scenario,
     seen,
     activity: () => log.activity(),
+    clients: () => {
+      const waiting = new Set(
+        [...open].filter((r) => !r.writableEnded).map((r) => openSession.get(r)),
+      );
+      const served = log.activity().served;
+      return log.sessions().map((a) => wireVerdict(scenario, a, served, waiting.has(a.session)));
+    },
     async close() {
       for (const t of timers) clearTimeout(t);
       for (const res of open) res.destroy();

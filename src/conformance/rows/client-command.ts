@@ -16,8 +16,9 @@ import { killGroup, killMarked, RUN_MARK } from '../kill-after.js';
 import {
   activityOf,
   describeActivity,
-  HOSTILE_N,
   HOSTILE_SCENARIOS,
+  sequenceGap,
+  STORM_PER_SECOND,
   startHostileServer,
   type ClientActivity,
   type HostileScenario,
@@ -71,9 +72,6 @@ export const CLIENT_FIX: Record<ClientVerdict, string | undefined> = {
   error:
     'make the command follow the client contract (docs/conformance.md, "Test your own client")',
 };
-
-/** More GETs than this in one second is a retry storm. */
-export const STORM_PER_SECOND = 10;
 
 /** What the client printed, read. */
 export interface ClientOutput {
@@ -141,25 +139,6 @@ export interface ClientCell {
   /** The command's exit status (`null`: killed at the bound). */
   exit: number | null;
   ms: number;
-}
-
-/**
- * The first break in one call's sequence (`items`: `c1#1`, …, `c1:result`, in order): a message
- * after a missing one, or the result without every message; `null` when there is none.
- */
-export function sequenceGap(tag: string, items: readonly string[]): string | null {
-  let next = 1;
-  for (const d of items) {
-    if (d === `${tag}:result`) {
-      return next === HOSTILE_N + 1
-        ? null
-        : `${tag}'s result after ${tag}#${next - 1}, ${next}..${HOSTILE_N} never`;
-    }
-    const i = Number(d.slice(tag.length + 1));
-    if (i === next) next++;
-    else if (i > next) return `${tag}#${i} after ${tag}#${next - 1}, ${next}..${i - 1} never`;
-  }
-  return null;
 }
 
 /** What the runner knows beyond the output and the activity. */
@@ -440,4 +419,4 @@ export function renderClientCells(cells: readonly ClientCell[]): string {
   return lines.join('\n');
 }
 
-export { activityOf };
+export { activityOf, sequenceGap, STORM_PER_SECOND };
