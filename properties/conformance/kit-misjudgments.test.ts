@@ -114,4 +114,26 @@ describe('the kit, right on the servers it misjudged (issue 38)', () => {
       expect(c.observed).not.toMatch(/409/);
     }
   }, 120_000);
+
+  test('--keepalive-ms auto sizes reader-stall from the keepalive the server really sends', async () => {
+    const s = await server('ka');
+    const args = ['conformance', '--url', s.url, '--id-pattern', ID_PATTERN];
+    const r = await runCli([...args, '--keepalive-ms', 'auto', '--only', 'reader-stall', '--json']);
+    expect(r.err).toMatch(/^conformance: keepalive measured: \d+ ms$/m);
+    const [c] = (JSON.parse(r.out) as { cells: FlatCell[] }).cells;
+    expect(c!.verdict, c!.observed).toBe('honored');
+  }, 120_000);
+
+  test('--keepalive-ms auto against a server without keepalives: reader-stall is n/a, saying so', async () => {
+    const s = new PlainServer(dir, 'no-ka');
+    servers.push(s);
+    await s.start('--keepalive-ms', '3600000');
+    const args = ['conformance', '--url', s.url, '--id-pattern', ID_PATTERN];
+    const r = await runCli([...args, '--keepalive-ms', 'auto', '--only', 'reader-stall', '--json']);
+    const [c] = (JSON.parse(r.out) as { cells: FlatCell[] }).cells;
+    expect(c!.verdict).toBe('n/a');
+    expect(c!.reason).toMatch(
+      /^--keepalive-ms auto: no two keepalives on a quiet call stream within 20000 ms/,
+    );
+  }, 120_000);
 });

@@ -103,7 +103,9 @@ Black-box options (with --url):
   --evict-cmd CMD      shell command that makes the server forget its oldest events; without
                        it after-eviction is n/a
   --hook-timeout MS    bound on each hook and on the server answering after it (default 10000)
-  --keepalive-ms MS    the server's SSE keepalive interval; without it reader-stall is n/a
+  --keepalive-ms MS    the server's SSE keepalive interval; without it reader-stall is n/a;
+                       auto: measured on a quiet call stream (two keepalives within 20 s, else
+                       reader-stall is n/a saying so)
   --id-pattern REGEX   how the server's ids carry the sequence: named group (?<seq>\\d+), and
                        optionally (?<stream>…) (default: opaque ids)
   --id-sequence KIND   per-stream (default) or global: how --id-pattern's seq counts
@@ -180,7 +182,7 @@ Examples:
   mcp-resumption conformance --adapter ./my-adapter.mjs --junit conformance.xml
   mcp-resumption conformance --binding mcp-tasks --url http://127.0.0.1:8080/mcp
   mcp-resumption conformance --url http://127.0.0.1:8080/mcp \\
-      --restart-cmd 'systemctl --user restart my-mcp' --keepalive-ms 1000 --traces traces/`,
+      --restart-cmd 'systemctl --user restart my-mcp' --keepalive-ms auto --traces traces/`,
   async run(argv, io) {
     const { values } = parseCommandArgs('conformance', argv, {
       json: { type: 'boolean' },
@@ -278,8 +280,11 @@ Examples:
       const kit = await import('../conformance/rows/custom.js');
       const { scenarioNames } = kit;
       let entries;
+      let keepAliveMs: number | undefined;
       if (url !== undefined) {
-        entries = [await urlEntry(url, str)];
+        const made = await urlEntry(url, str, settings.timeoutMs, protocolVersion, io);
+        entries = [made.entry];
+        keepAliveMs = made.keepAliveMs;
       } else {
         entries = [];
         for (const f of adapters) {
@@ -309,11 +314,15 @@ Examples:
         `conformance: ${entries.length} row(s) × ${onlyScenarios.length || scenarioNames().length} scenario(s): ${entries.map((e) => e.name).join(', ')}\n`,
       );
       const givenKeepAlive = str('keepalive-ms');
+      if (url === undefined && givenKeepAlive === 'auto') {
+        throw new UsageError('conformance: --keepalive-ms auto needs --url (an adapter sets it)');
+      }
+      if (url === undefined && givenKeepAlive !== undefined) {
+        keepAliveMs = msOption('keepalive-ms', givenKeepAlive, 0, MAX_KEEPALIVE_MS);
+      }
       report = await kit.runCustomConformance(entries, {
         ...settings,
-        ...(givenKeepAlive !== undefined
-          ? { keepAliveMs: msOption('keepalive-ms', givenKeepAlive, 0, MAX_KEEPALIVE_MS) }
-          : {}),
+        ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
         ...(protocolVersion !== undefined ? { protocolVersion } : {}),
         ...(onlyScenarios.length > 0 ? { only: onlyScenarios } : {}),
         ...(failOn ? { failOn } : {}),
@@ -389,8 +398,13 @@ Examples:
 async function urlEntry(
   url: string,
   str: (k: string) => string | undefined,
-): Promise<ImplementationEntry> {
-  const { urlAdapter } = await import('../conformance/adapters/url.js');
+  timeoutMs: number,
+  version: string | undefined,
+  io: { err: (t: string) => void },
+): Promise<{ entry: ImplementationEntry; keepAliveMs?: number }> {
+  const { urlAdapter, measureKeepalive, KEEPALIVE_PROBE_MS } =
+    await import('../conformance/adapters/url.js');
+  const { PROTOCOL_VERSION } = await import('../conformance/recording/recorder.js');
   const { patternCodec } = await import('../conformance/types.js');
   const sequence = str('id-sequence') ?? 'per-stream';
   if (sequence !== 'per-stream' && sequence !== 'global') {
@@ -417,20 +431,46 @@ async function urlEntry(
   const keepAlive = str('keepalive-ms');
   const hookTimeout = str('hook-timeout');
   const name = str('name') ?? `url ${url}`;
+  let keepAliveMs =
+    keepAlive === undefined || keepAlive === 'auto'
+      ? undefined
+      : msOption('keepalive-ms', keepAlive, 0, MAX_KEEPALIVE_MS);
+  const hookTimeoutMs = msOption('hook-timeout', hookTimeout, 10_000);
+  // Bad options first (one line, exit 2), then whether the server is there.
+  await requireListeningUrl(url);
+  let keepaliveMissing: string | undefined;
+  if (keepAlive === 'auto') {
+    // Sized from the server's real keepalive (issue 38: a copied --keepalive-ms 1000 judged
+    // servers without keepalives), or reader-stall is n/a saying why.
+    const measured = await measureKeepalive(url, {
+      timeoutMs,
+      protocolVersion: version ?? PROTOCOL_VERSION,
+    }).catch(() => null);
+    if (measured === null) {
+      keepaliveMissing =
+        `--keepalive-ms auto: no two keepalives on a quiet call stream within ${KEEPALIVE_PROBE_MS} ms ` +
+        '(the server sends none, or less often): the stall cannot be sized against them';
+    } else {
+      keepAliveMs = Math.min(measured, MAX_KEEPALIVE_MS);
+    }
+    io.err(
+      `conformance: keepalive measured: ${measured === null ? `none within ${KEEPALIVE_PROBE_MS} ms` : `${measured} ms`}\n`,
+    );
+  }
   const options = {
     url,
     name,
     ...(str('restart-cmd') !== undefined ? { restartCmd: str('restart-cmd')! } : {}),
     ...(str('evict-cmd') !== undefined ? { evictCmd: str('evict-cmd')! } : {}),
-    hookTimeoutMs: msOption('hook-timeout', hookTimeout, 10_000),
-    ...(keepAlive !== undefined
-      ? { keepAliveMs: msOption('keepalive-ms', keepAlive, 0, MAX_KEEPALIVE_MS) }
-      : {}),
+    hookTimeoutMs,
+    ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+    ...(keepaliveMissing !== undefined ? { keepaliveMissing } : {}),
     ...(idCodec ? { idCodec } : {}),
   };
-  // Bad options first (one line, exit 2), then whether the server is there.
-  await requireListeningUrl(url);
-  return { name, make: () => urlAdapter(options) };
+  return {
+    entry: { name, make: () => urlAdapter(options) },
+    ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+  };
 }
 
 /** `conformance --client-cmd CMD` (and `--sdk-clients`): clients judged against hostile servers. */
