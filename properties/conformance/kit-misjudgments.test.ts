@@ -85,6 +85,16 @@ describe('the kit, right on the servers it misjudged (issue 38)', () => {
     );
   }, 120_000);
 
+  test('an unknown session answered 400, without any hook: a finding in other-session', async () => {
+    const s = await server('400b', '--mutant', 'unknown-session-400');
+    const { by } = await run(s, ['--only', 'other-session']);
+    const c = by['other-session']!;
+    expect(c.verdict, c.observed).toBe('rejected');
+    expect(c.finding).toMatch(
+      /^a session the server never issued was answered 400 \(ping\), not 404: only a 404 makes a client re-initialize/,
+    );
+  }, 120_000);
+
   test('the honest server after a real restart: 404, no finding', async () => {
     const s = await server('honest');
     const { by } = await run(s, ['--restart-cmd', s.hook('restart'), '--only', 'after-restart']);

@@ -16,6 +16,7 @@ import {
   judge,
   needsEviction,
   singleCallResume,
+  unknownSessionFinding,
 } from './steps.js';
 
 /** Resume within the retained window: the tool goes on while the client is away. */
@@ -65,16 +66,12 @@ export async function checkRestart(
     }
   }
   if (client.sessionId === undefined) return undefined;
-  const answer = await client.ping();
-  if (answer.kind === 'sse') answer.stream.abort();
-  const status =
-    answer.kind === 'json' ? answer.status : answer.kind === 'sse' ? answer.stream.status : null;
-  if (status === null || status === 404) return undefined;
-  return status === 200
-    ? 'the session from before the restart was answered 200 (ping): a server that cannot know ' +
-        'a session must answer 404, so that the client re-initializes'
-    : `the session from before the restart was answered ${status} (ping), not 404: only a 404 ` +
-        'makes a client re-initialize (a 400 makes it fail the call)';
+  return unknownSessionFinding(
+    ctx,
+    client,
+    client.sessionId,
+    'the session from before the restart',
+  );
 }
 
 /** Resume after a server restart that lost every in-memory state. */
