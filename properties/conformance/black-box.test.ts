@@ -5,46 +5,17 @@
  * language-neutral test tool contract (count, count_release, count_status). Its mutants show
  * that the mode catches what it should: a test that cannot fail proves nothing.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RecordingClient } from '../../src/conformance/recording/recorder.js';
 import type { ConformanceReport } from '../../src/conformance/rendering/render.js';
 import { TOOL_INPUT_SCHEMAS } from '../../src/conformance/tool.js';
+import { FIXTURES_DIR as FIXTURES, PlainServer } from './fixtures/plain-server-process.js';
 import { runCli } from '../support/cli.js';
 
-const run = promisify(execFile);
-const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const CTL = join(FIXTURES, 'plain-server-ctl.mjs');
 const ID_PATTERN = '^(?<stream>[^:]+):(?<seq>\\d+)$';
-
-/** A plain server in its own process, with the shell hooks that restart and evict it. */
-class PlainServer {
-  readonly state: string;
-  url = '';
-  constructor(dir: string, name: string) {
-    this.state = join(dir, `${name}.state.json`);
-  }
-  async start(...serverArgs: string[]): Promise<void> {
-    await run('node', [CTL, 'start', '--state', this.state, '--', ...serverArgs], {
-      timeout: 15_000,
-    });
-    this.url = `http://127.0.0.1:${(await this.info()).port}/mcp`;
-  }
-  async info(): Promise<{ pid: number; port: number }> {
-    return JSON.parse(await readFile(this.state, 'utf8')) as { pid: number; port: number };
-  }
-  hook(action: 'restart' | 'evict'): string {
-    return `node '${CTL}' ${action} --state '${this.state}'`;
-  }
-  async stop(): Promise<void> {
-    await run('node', [CTL, 'stop', '--state', this.state], { timeout: 15_000 }).catch(() => {});
-  }
-}
 
 let dir: string;
 const servers: PlainServer[] = [];

@@ -20,7 +20,9 @@ export type Resume =
   /** A 200 that never sends an event (nor a byte) and stays open. */
   | 'silent'
   /** A faithful replay: id 3 (a notification), then id 4, the result. */
-  | 'faithful';
+  | 'faithful'
+  /** A faithful replay whose result (id 3) is 16 KiB, sent in two writes: over a small maxEventBytes. */
+  | 'oversize';
 
 /** What the server does. */
 export interface CallScenario {
@@ -157,6 +159,17 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
       case 'skip':
         res.writeHead(200, SSE);
         return void res.write(event(idOf(5), progress(5)));
+      case 'oversize': {
+        // In two writes, as a large event comes: the reader sees it incomplete first.
+        const text = event(idOf(3), {
+          jsonrpc: '2.0',
+          id: callId,
+          result: { content: [{ type: 'text', text: 'x'.repeat(16 * 1024) }], isError: false },
+        });
+        res.writeHead(200, SSE);
+        res.write(text.slice(0, 8 * 1024));
+        return void setTimeout(() => res.end(text.slice(8 * 1024)), 20);
+      }
       case 'faithful':
         res.writeHead(200, SSE);
         return void res.end(

@@ -73,3 +73,27 @@ export function intOption(name: string, value: string | undefined, fallback: num
   }
   return Number(value);
 }
+
+/** The longest timer Node keeps: a longer delay (2^31 ms and up) fires after 1 ms instead. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Parses a duration option in milliseconds, refused (a {@link UsageError} naming it) above `max`
+ * (default {@link MAX_TIMER_MS}): Node turns a longer timer into 1 ms, so `serve --for
+ * 3000000000` stopped at once and `--client-timeout 3000000000` killed every client after 1 ms.
+ * An option that some timer multiplies passes its own `max`.
+ */
+export function msOption(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  max = MAX_TIMER_MS,
+): number {
+  const ms = intOption(name, value, fallback);
+  if (ms > max) {
+    throw new UsageError(
+      `--${name} must be at most ${max} ms${max === MAX_TIMER_MS ? ' (2^31-1, about 24.8 days: Node fires a longer timer at once)' : ` (the harness waits up to 16 times it, and Node fires a timer above 2^31-1 ms at once)`}, got ${value}`,
+    );
+  }
+  return ms;
+}

@@ -4,7 +4,7 @@
  * reference server (`--reference`, or one of its mutants with `--reference-mutant NAME`) on a
  * loopback port of its own. Exit 0 when every scenario passes, 1 when one fails or cannot run.
  */
-import { intOption, UsageError, type CommandIO, type ParsedArgs } from './cli-kit.js';
+import { msOption, UsageError, type CommandIO, type ParsedArgs } from './cli-kit.js';
 import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance-url.js';
 
 /** The options only the SSE scenarios have: refused under `--binding mcp-tasks`. */
@@ -53,7 +53,7 @@ export async function runTaskConformance(values: ParsedArgs['values'], io: Comma
       `conformance: unknown task scenario ${JSON.stringify(unknown)} (one of ${TASK_SCENARIO_NAMES.join(', ')})`,
     );
   }
-  const timeoutMs = intOption('timeout', str('timeout'), 2000);
+  const timeoutMs = msOption('timeout', str('timeout'), 2000);
   if (timeoutMs === 0) throw new UsageError('conformance: --timeout must be positive');
 
   let target = url;

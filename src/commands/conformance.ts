@@ -8,7 +8,17 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
-import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
+import {
+  intOption,
+  MAX_TIMER_MS,
+  msOption,
+  parseCommandArgs,
+  UsageError,
+  type Command,
+} from './cli-kit.js';
+
+/** `--keepalive-ms` at most: reader-stall waits up to 16 intervals in one timer. */
+const MAX_KEEPALIVE_MS = Math.floor(MAX_TIMER_MS / 16);
 import type { ConformanceReport } from '../conformance/rendering/render.js';
 import type { ImplementationEntry } from '../conformance/rows/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
@@ -93,7 +103,9 @@ Black-box options (with --url):
   --evict-cmd CMD      shell command that makes the server forget its oldest events; without
                        it after-eviction is n/a
   --hook-timeout MS    bound on each hook and on the server answering after it (default 10000)
-  --keepalive-ms MS    the server's SSE keepalive interval; without it reader-stall is n/a
+  --keepalive-ms MS    the server's SSE keepalive interval; without it reader-stall is n/a;
+                       auto: measured on a quiet call stream (two keepalives within 20 s, else
+                       reader-stall is n/a saying so)
   --id-pattern REGEX   how the server's ids carry the sequence: named group (?<seq>\\d+), and
                        optionally (?<stream>…) (default: opaque ids)
   --id-sequence KIND   per-stream (default) or global: how --id-pattern's seq counts
@@ -125,13 +137,21 @@ Clients (any language), against the kit's hostile servers (mcp-resumption serve 
   --client-cmd CMD     run the shell command CMD once per client scenario, with MCP_URL set to
                        that scenario's server. The contract: CMD calls the tool count once,
                        prints every message it delivered to its application as one JSON line
-                       on stdout, prints the error it surfaced (if any) as {"error": ...}, and
+                       on stdout (the kit finds the texts c<k>#<i> and c<k>:result:<n> anywhere
+                       in a line), prints the error it surfaced (if any) as {"error": ...}, and
                        exits. Verdicts: honored, rejected (an error where one is due), and the
                        failures dropped call, silent gap, endless wait (killed at
                        --client-timeout), false alarm, retry storm, leak, error; each failing
-                       one with a line saying what to change. Exit 1 on a failing verdict.
+                       one with a line saying what to change. A client that shows no progress
+                       is judged by what the server served it. The run ends at the bound or
+                       once CMD exited; whatever it left running is killed (its process group,
+                       and any process carrying its MCP_RESUMPTION_RUN mark); more than 1 MiB on stdout
+                       is an error. Exit 1 on a failing verdict.
   --client-name NAME   the row's name (default: the command)
   --client-timeout MS  bound on each run of CMD (default 10000)
+
+Durations (MS) are at most 2147483647 (2^31-1: Node fires a longer timer at once), and
+--keepalive-ms at most 134217727 (reader-stall waits up to 16 intervals); more is bad input.
   --sdk-clients        also run the SDK clients (v1, v2, bare and with continuityGuard) through
                        the same path (needs the devDependencies: run it in a clone)
   --only NAMES         with --client-cmd: client scenario names
@@ -162,7 +182,7 @@ Examples:
   mcp-resumption conformance --adapter ./my-adapter.mjs --junit conformance.xml
   mcp-resumption conformance --binding mcp-tasks --url http://127.0.0.1:8080/mcp
   mcp-resumption conformance --url http://127.0.0.1:8080/mcp \\
-      --restart-cmd 'systemctl --user restart my-mcp' --keepalive-ms 1000 --traces traces/`,
+      --restart-cmd 'systemctl --user restart my-mcp' --keepalive-ms auto --traces traces/`,
   async run(argv, io) {
     const { values } = parseCommandArgs('conformance', argv, {
       json: { type: 'boolean' },
@@ -231,8 +251,8 @@ Examples:
     const failOn = str('fail-on') !== undefined ? parseFailOn(str('fail-on')!) : undefined;
     const settings = {
       retention: intOption('retention', str('retention'), 16),
-      timeoutMs: intOption('timeout', str('timeout'), 2000),
-      idleMs: intOption('idle', str('idle'), 400),
+      timeoutMs: msOption('timeout', str('timeout'), 2000),
+      idleMs: msOption('idle', str('idle'), 400),
     };
     if (settings.timeoutMs === 0 || settings.idleMs === 0) {
       throw new UsageError('conformance: --timeout and --idle must be positive');
@@ -260,8 +280,11 @@ Examples:
       const kit = await import('../conformance/rows/custom.js');
       const { scenarioNames } = kit;
       let entries;
+      let keepAliveMs: number | undefined;
       if (url !== undefined) {
-        entries = [await urlEntry(url, str)];
+        const made = await urlEntry(url, str, settings.timeoutMs, protocolVersion, io);
+        entries = [made.entry];
+        keepAliveMs = made.keepAliveMs;
       } else {
         entries = [];
         for (const f of adapters) {
@@ -291,11 +314,15 @@ Examples:
         `conformance: ${entries.length} row(s) × ${onlyScenarios.length || scenarioNames().length} scenario(s): ${entries.map((e) => e.name).join(', ')}\n`,
       );
       const givenKeepAlive = str('keepalive-ms');
+      if (url === undefined && givenKeepAlive === 'auto') {
+        throw new UsageError('conformance: --keepalive-ms auto needs --url (an adapter sets it)');
+      }
+      if (url === undefined && givenKeepAlive !== undefined) {
+        keepAliveMs = msOption('keepalive-ms', givenKeepAlive, 0, MAX_KEEPALIVE_MS);
+      }
       report = await kit.runCustomConformance(entries, {
         ...settings,
-        ...(givenKeepAlive !== undefined
-          ? { keepAliveMs: intOption('keepalive-ms', givenKeepAlive, 0) }
-          : {}),
+        ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
         ...(protocolVersion !== undefined ? { protocolVersion } : {}),
         ...(onlyScenarios.length > 0 ? { only: onlyScenarios } : {}),
         ...(failOn ? { failOn } : {}),
@@ -371,10 +398,14 @@ Examples:
 async function urlEntry(
   url: string,
   str: (k: string) => string | undefined,
-): Promise<ImplementationEntry> {
-  const { urlAdapter } = await import('../conformance/adapters/url.js');
+  timeoutMs: number,
+  version: string | undefined,
+  io: { err: (t: string) => void },
+): Promise<{ entry: ImplementationEntry; keepAliveMs?: number }> {
+  const { urlAdapter, measureKeepalive, KEEPALIVE_PROBE_MS } =
+    await import('../conformance/adapters/url.js');
+  const { PROTOCOL_VERSION } = await import('../conformance/recording/recorder.js');
   const { patternCodec } = await import('../conformance/types.js');
-  await requireListeningUrl(url);
   const sequence = str('id-sequence') ?? 'per-stream';
   if (sequence !== 'per-stream' && sequence !== 'global') {
     throw new UsageError(
@@ -400,16 +431,46 @@ async function urlEntry(
   const keepAlive = str('keepalive-ms');
   const hookTimeout = str('hook-timeout');
   const name = str('name') ?? `url ${url}`;
+  let keepAliveMs =
+    keepAlive === undefined || keepAlive === 'auto'
+      ? undefined
+      : msOption('keepalive-ms', keepAlive, 0, MAX_KEEPALIVE_MS);
+  const hookTimeoutMs = msOption('hook-timeout', hookTimeout, 10_000);
+  // Bad options first (one line, exit 2), then whether the server is there.
+  await requireListeningUrl(url);
+  let keepaliveMissing: string | undefined;
+  if (keepAlive === 'auto') {
+    // Sized from the server's real keepalive (issue 38: a copied --keepalive-ms 1000 judged
+    // servers without keepalives), or reader-stall is n/a saying why.
+    const measured = await measureKeepalive(url, {
+      timeoutMs,
+      protocolVersion: version ?? PROTOCOL_VERSION,
+    }).catch(() => null);
+    if (measured === null) {
+      keepaliveMissing =
+        `--keepalive-ms auto: no two keepalives on a quiet call stream within ${KEEPALIVE_PROBE_MS} ms ` +
+        '(the server sends none, or less often): the stall cannot be sized against them';
+    } else {
+      keepAliveMs = Math.min(measured, MAX_KEEPALIVE_MS);
+    }
+    io.err(
+      `conformance: keepalive measured: ${measured === null ? `none within ${KEEPALIVE_PROBE_MS} ms` : `${measured} ms`}\n`,
+    );
+  }
   const options = {
     url,
     name,
     ...(str('restart-cmd') !== undefined ? { restartCmd: str('restart-cmd')! } : {}),
     ...(str('evict-cmd') !== undefined ? { evictCmd: str('evict-cmd')! } : {}),
-    hookTimeoutMs: intOption('hook-timeout', hookTimeout, 10_000),
-    ...(keepAlive !== undefined ? { keepAliveMs: intOption('keepalive-ms', keepAlive, 0) } : {}),
+    hookTimeoutMs,
+    ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+    ...(keepaliveMissing !== undefined ? { keepaliveMissing } : {}),
     ...(idCodec ? { idCodec } : {}),
   };
-  return { name, make: () => urlAdapter(options) };
+  return {
+    entry: { name, make: () => urlAdapter(options) },
+    ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+  };
 }
 
 /** `conformance --client-cmd CMD` (and `--sdk-clients`): clients judged against hostile servers. */
@@ -432,7 +493,7 @@ async function runClientConformance(
       `conformance: unknown client scenario ${JSON.stringify(unknown)} (with --client-cmd, --only names: ${names.join(', ')})`,
     );
   }
-  const timeoutMs = intOption(
+  const timeoutMs = msOption(
     'client-timeout',
     values['client-timeout'] as string | undefined,
     10_000,

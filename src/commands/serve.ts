@@ -5,6 +5,7 @@
  */
 import {
   intOption,
+  msOption,
   parseCommandArgs,
   UsageError,
   type Command,
@@ -19,7 +20,14 @@ client calls its tool "count" (8 progress messages, then the result). Point your
 printed URL (one line on stdout: the URL), call count once, and stop the server (Ctrl-C,
 SIGTERM, or --for): it then prints what it saw the client do: the calls of count (more than one:
 a re-issued call), the reconnects and the cursors they sent (Last-Event-ID), GETs without the
-cursor after the fault (a dropped cursor), the most GETs in one second (a retry storm).
+cursor after the fault (a dropped cursor), the most GETs in one second in one session after the
+fault (a retry storm); then one verdict line per client (session) that called count, judged
+from the wire: what it was served, and whether it still waited when the server stopped. Where
+only the client's own output can tell (did it surface an error?), the line names both verdicts
+(for example "rejected or silent gap") and says which is which.
+
+It keeps bounded state for a long life: the newest 4096 sessions (an older one gets 404), the
+newest 64 call streams, the newest 1000 requests in --json's "requests"; the counts are whole.
 
 Ids are c<k>-<seq>: call k, seq from 1 on that call's stream (0: the priming event); the
 pattern is ^(?<stream>c\\d+)-(?<seq>\\d+)$.
@@ -27,7 +35,8 @@ pattern is ^(?<stream>c\\d+)-(?<seq>\\d+)$.
 Options:
   --scenario NAME   the fault to play (see --list)
   --port P          the port on 127.0.0.1 (default: a free one)
-  --for MS          stop after MS milliseconds (default: run until SIGINT or SIGTERM)
+  --for MS          stop after MS milliseconds, at most 2147483647 (2^31-1) (default: run
+                    until SIGINT or SIGTERM)
   --list            name each scenario, what the server does and what a right client does
   --json            the report (or the list) as one JSON object
 
@@ -85,7 +94,7 @@ export const serveCommand: Command = {
     }
     const port = intOption('port', values.port as string | undefined, 0);
     if (port > 65535) throw new UsageError('serve: --port must be in 0..65535');
-    const forMs = values.for === undefined ? undefined : intOption('for', values.for as string, 0);
+    const forMs = values.for === undefined ? undefined : msOption('for', values.for as string, 0);
     let server;
     try {
       server = await startHostileServer(scenario, { port });
@@ -98,6 +107,7 @@ export const serveCommand: Command = {
     io.err(`serve: ${scenario.name}: ${scenario.does}\nserve: right client: ${scenario.right}\n`);
     await waitForStop(forMs);
     const activity = server.activity();
+    const clients = server.clients();
     await server.close();
     if (values.json) {
       io.out(
@@ -105,11 +115,16 @@ export const serveCommand: Command = {
           scenario: scenario.name,
           url: server.url,
           activity,
+          clients,
           requests: server.seen,
         }) + '\n',
       );
     } else {
       io.out(`saw: ${describeActivity(activity)}\n`);
+      clients.forEach((c, i) => {
+        io.out(`client ${i + 1} (session ${c.session.slice(0, 8)}): ${c.verdict}. ${c.observed}\n`);
+      });
+      if (clients.length === 0) io.out('no client called count\n');
     }
     return 0;
   },

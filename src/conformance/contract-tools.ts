@@ -13,7 +13,24 @@
  * (SDK 1.x depends on it, and needs it; Zod 4 also serves 2.x), else a hand-written Standard
  * Schema with its JSON Schema (enough for 2.x).
  */
-import { runCount, TOOL_INPUT_SCHEMAS, TOOL_NAME, type CountArgs } from './tool.js';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import {
+  runCount,
+  TOOL_INPUT_SCHEMAS,
+  TOOL_NAME,
+  type CountArgs,
+  type CountResult,
+  type ProgressParams,
+} from './tool.js';
 import { RELEASE_TOOL, STATUS_TOOL } from './remote-control.js';
 import type { ToolControl } from './types.js';
 
@@ -28,14 +45,31 @@ export interface ToolRegistrar {
   ): unknown;
 }
 
+/**
+ * Where the contract's holds live: what `count` waits on, `count_release` releases and
+ * `count_status` reads. The default is one per process ({@link registerContractTools}); a server
+ * that runs a process per session (a stdio↔HTTP gateway) shares {@link fileHolds} instead, since
+ * the harness releases a call's hold from a session of its own.
+ */
+export interface ContractHoldStore extends ToolControl {
+  /** A new call with `tag` starts (a finished call's record with that tag is dropped). */
+  start(tag: string): void;
+  /** Releases hold `index` of call `tag`, or every hold of it (present and future). */
+  release(tag: string, index?: number): void;
+  /** The highest index call `tag` emitted (0 before any). */
+  status(tag: string): number;
+}
+
 /** Options of {@link registerContractTools}. */
 export interface ContractToolsOptions {
   /** The Zod module to build schemas with (default: `import('zod')`, when it resolves). */
   z?: unknown;
+  /** Where the holds live (default: one store for the process). */
+  holds?: ContractHoldStore;
 }
 
 /** The holds of the contract's `count` calls, process-wide, by tag. */
-class ContractHolds implements ToolControl {
+class ContractHolds implements ContractHoldStore {
   private readonly calls = new Map<
     string,
     {
@@ -100,12 +134,127 @@ class ContractHolds implements ToolControl {
   }
 }
 
+const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+
+/** How long a hold waits for its release at most (the contract: 20 s, then the call goes on). */
+const HOLD_TIMEOUT_MS = 20_000;
+
 /**
  * One set of holds for the process: the harness releases a hold of a call in one session from
  * its control session (another `McpServer` instance), as the contract says. A hold lasts at
  * most 20 s.
  */
-const SHARED_HOLDS = new ContractHolds(20_000);
+const SHARED_HOLDS = new ContractHolds(HOLD_TIMEOUT_MS);
+
+/** How often a hold in {@link fileHolds} looks for its release (ms). */
+const FILE_POLL_MS = 5;
+
+/**
+ * Holds shared by every process that opens the same directory `dir`: for a server that runs one
+ * process per session (a gateway in front of a stdio server), where `count` runs in one process
+ * and the harness's `count_release` / `count_status` reach another. Each call `tag` has files in
+ * `dir`: `<tag>.started`, `<tag>.emitted` (the highest index, written whole by rename),
+ * `<tag>.r<index>` and `<tag>.all` (its releases). A hold looks for its release every 5 ms, at
+ * most 20 s (`holdTimeoutMs`). Tags are the contract's (`^[A-Za-z0-9_-]+$`), safe as file names.
+ */
+export function fileHolds(dir: string, holdTimeoutMs = HOLD_TIMEOUT_MS): ContractHoldStore {
+  mkdirSync(dir, { recursive: true });
+  const file = (tag: string, what: string) => {
+    if (!/^[A-Za-z0-9_-]+$/.test(tag))
+      throw new Error(`fileHolds: tag ${JSON.stringify(tag)} is not [A-Za-z0-9_-]+`);
+    return join(dir, `${tag}.${what}`);
+  };
+  const released = (tag: string, index: number) =>
+    existsSync(file(tag, 'all')) || existsSync(file(tag, `r${index}`));
+  const status = (tag: string) => {
+    const path = file(tag, 'emitted');
+    try {
+      return Number(readFileSync(path, 'utf8')) || 0;
+    } catch {
+      return 0;
+    }
+  };
+  return {
+    start(tag) {
+      if (existsSync(file(tag, 'started'))) {
+        for (const what of ['started', 'emitted', 'all']) rmSync(file(tag, what), { force: true });
+        // Releases of the finished call go with it (the contract keys them by tag).
+        for (const f of listTagFiles(dir, tag)) rmSync(join(dir, f), { force: true });
+      }
+      writeFileSync(file(tag, 'started'), '');
+    },
+    async beforeEmit(tag, index) {
+      const deadline = Date.now() + holdTimeoutMs;
+      while (!released(tag, index) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, FILE_POLL_MS));
+      }
+    },
+    emitted(tag, index) {
+      if (index <= status(tag)) return;
+      const tmp = file(tag, `emitted.${process.pid}.tmp`);
+      writeFileSync(tmp, String(index));
+      renameSync(tmp, file(tag, 'emitted'));
+    },
+    release(tag, index) {
+      writeFileSync(file(tag, index === undefined ? 'all' : `r${index}`), '');
+    },
+    status,
+  };
+}
+
+/** The release files `<tag>.r<index>` in `dir`. */
+function listTagFiles(dir: string, tag: string): string[] {
+  const re = new RegExp(`^${tag}\\.r\\d+$`);
+  try {
+    return readdirSync(dir).filter((f) => re.test(f));
+  } catch {
+    return [];
+  }
+}
+
+/** How a tool handler of {@link contractToolHandlers} reaches its request. */
+export interface ContractCallContext {
+  /** The request's `params._meta.progressToken`, if any. */
+  progressToken?: string | number;
+  /** Sends a `notifications/progress` with these params on the call's stream. */
+  notify(params: ProgressParams): Promise<void>;
+}
+
+/** The three tools' handlers, for a framework that takes tools through its own API. */
+export interface ContractToolHandlers {
+  /** `count`: N progress notifications through `ctx.notify`, then the result to return. */
+  count(args: CountArgs, ctx: ContractCallContext): Promise<CountResult>;
+  /** `count_release`: the result to return (`released`). */
+  count_release(args: { tag: string; index?: number }): CountResult;
+  /** `count_status`: the result to return (`<tag>:emitted:<k>`). */
+  count_status(args: { tag: string }): CountResult;
+}
+
+/**
+ * The handlers of `count`, `count_release` and `count_status`, for a server whose framework
+ * registers tools its own way (decorators, a tool list, another SDK): register each under its
+ * name (`TOOL_NAME`, `RELEASE_TOOL`, `STATUS_TOOL`) with its input schema
+ * (`TOOL_INPUT_SCHEMAS`), and call the handler from the tool's body. `holds` as in
+ * {@link registerContractTools} (default: one store for the process; {@link fileHolds} across
+ * processes).
+ */
+export function contractToolHandlers(
+  holds: ContractHoldStore = SHARED_HOLDS,
+): ContractToolHandlers {
+  return {
+    count(args, ctx) {
+      holds.start(args.tag);
+      return runCount(args, ctx.progressToken, (p) => ctx.notify(p), holds);
+    },
+    count_release(args) {
+      holds.release(args.tag, args.index);
+      return text('released');
+    },
+    count_status(args) {
+      return text(`${args.tag}:emitted:${holds.status(args.tag)}`);
+    },
+  };
+}
 
 type JsonSchema = (typeof TOOL_INPUT_SCHEMAS)[keyof typeof TOOL_INPUT_SCHEMAS];
 
@@ -189,8 +338,6 @@ function contextOf(extra: unknown): {
   return { token: v1._meta?.progressToken, notify: (n) => v1.sendNotification(n) };
 }
 
-const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
-
 /**
  * Registers `count`, `count_release` and `count_status` on `server` (an SDK 1.x or 2.x
  * `McpServer`). Resolves once they are registered.
@@ -206,7 +353,7 @@ export async function registerContractTools(
       () => null,
     )) as ZodLike | null);
   const s = schemas(z);
-  const holds = SHARED_HOLDS;
+  const handlers = contractToolHandlers(options.holds ?? SHARED_HOLDS);
   const register = server.registerTool.bind(server) as (
     name: string,
     config: { description?: string; inputSchema?: unknown },
@@ -219,15 +366,11 @@ export async function registerContractTools(
       inputSchema: s.count,
     },
     async (args, extra) => {
-      const a = args as CountArgs;
       const { token, notify } = contextOf(extra);
-      holds.start(a.tag);
-      return runCount(
-        a,
-        token,
-        (params) => notify({ method: 'notifications/progress', params }),
-        holds,
-      );
+      return handlers.count(args as CountArgs, {
+        ...(token !== undefined ? { progressToken: token } : {}),
+        notify: (params) => notify({ method: 'notifications/progress', params }),
+      });
     },
   );
   register(
@@ -236,11 +379,7 @@ export async function registerContractTools(
       description: 'releases hold `index` of call `tag` (every hold without index)',
       inputSchema: s.count_release,
     },
-    (args) => {
-      const a = args as { tag: string; index?: number };
-      holds.release(a.tag, a.index);
-      return text('released');
-    },
+    (args) => handlers.count_release(args as { tag: string; index?: number }),
   );
   register(
     STATUS_TOOL,
@@ -248,9 +387,6 @@ export async function registerContractTools(
       description: 'the highest message index call `tag` has emitted so far',
       inputSchema: s.count_status,
     },
-    (args) => {
-      const a = args as { tag: string };
-      return text(`${a.tag}:emitted:${holds.status(a.tag)}`);
-    },
+    (args) => handlers.count_status(args as { tag: string }),
   );
 }

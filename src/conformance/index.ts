@@ -71,7 +71,12 @@ export {
   type ClientVerdict,
 } from './rows/client-command.js';
 export {
+  contractToolHandlers,
+  fileHolds,
   registerContractTools,
+  type ContractCallContext,
+  type ContractHoldStore,
+  type ContractToolHandlers,
   type ContractToolsOptions,
   type ToolRegistrar,
 } from './contract-tools.js';

@@ -81,16 +81,22 @@ export class RemoteControl implements HarnessControl {
     await this.call(RELEASE_TOOL, { tag, index });
   }
 
+  /** {@inheritDoc HarnessControl.status} */
+  async status(tag: string): Promise<number> {
+    const text = await this.call(STATUS_TOOL, { tag });
+    const k = parseStatusText(tag, text);
+    if (k === null) {
+      throw new ControlChannelError(
+        `${STATUS_TOOL} answered ${JSON.stringify(text.slice(0, 80))}, not "${tag}:emitted:<k>"`,
+      );
+    }
+    return k;
+  }
+
   async waitEmitted(tag: string, index: number, timeoutMs = 5000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const text = await this.call(STATUS_TOOL, { tag });
-      const k = parseStatusText(tag, text);
-      if (k === null) {
-        throw new ControlChannelError(
-          `${STATUS_TOOL} answered ${JSON.stringify(text.slice(0, 80))}, not "${tag}:emitted:<k>"`,
-        );
-      }
+      const k = await this.status(tag);
       if (k >= index) return;
       if (Date.now() >= deadline) {
         throw new NoAnswerError(

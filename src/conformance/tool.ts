@@ -130,6 +130,8 @@ export class HoldControl implements ToolControl, HarnessControl {
   private readonly holds = new Map<string, Deferred>();
   private readonly emissions = new Map<string, Deferred>();
   private released = false;
+  /** The highest index each call emitted ({@link status}). */
+  private readonly highest = new Map<string, number>();
   /** Calls whose every hold, present and future, is released ({@link releaseTag}). */
   private readonly releasedTags = new Set<string>();
 
@@ -169,7 +171,17 @@ export class HoldControl implements ToolControl, HarnessControl {
 
   /** {@inheritDoc ToolControl.emitted} */
   emitted(tag: string, index: number): void {
+    this.highest.set(tag, Math.max(this.highest.get(tag) ?? 0, index));
     this.emission(`${tag}:${index}`).resolve();
+  }
+
+  /**
+   * The highest message index call `tag` has emitted so far (0 before any): what the
+   * contract's `count_status` answers, for a server that serves the contract tools on a
+   * `HoldControl` of its own.
+   */
+  status(tag: string): number {
+    return this.highest.get(tag) ?? 0;
   }
 
   /** Lets call `tag` emit message `index` (or its result, at `n + 1`). */

@@ -233,6 +233,8 @@ export interface HarnessControl {
   releaseTag(tag: string): Promise<void>;
   /** Releases every hold, present and future: the tool runs to completion. */
   releaseAll(): Promise<void>;
+  /** The highest message index call `tag` has emitted so far (0 before any): `count_status`. */
+  status(tag: string): number | Promise<number>;
 }
 
 /** Options the harness passes when it starts an implementation. */
@@ -363,6 +365,11 @@ export interface CellResult {
   trace: string[];
   /** `true` when this cell is a security finding (another session's data was replayed). */
   security?: boolean;
+  /**
+   * Something wrong beside the verdict, in one line: after-restart's unknown session answered
+   * with another status than 404 (only a 404 makes a client re-initialize).
+   */
+  finding?: string;
   /** Wall-clock duration of the run (ms). */
   ms: number;
   /** The protocol version the server answered in `initialize` (absent when none was run). */

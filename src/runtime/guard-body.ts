@@ -81,9 +81,7 @@ export class GuardBody {
     this.parser = createParser({
       maxBufferSize: cfg.maxEventBytes,
       onError: (err) => {
-        if (err.type === 'max-buffer-size-exceeded') {
-          this.stop(new Error(`SSE event larger than ${cfg.maxEventBytes} bytes`));
-        }
+        if (err.type === 'max-buffer-size-exceeded') this.stop(this.tooLarge());
       },
       onRetry: (ms) => this.onRetry(ms),
       onComment: (c) => this.onComment(c),
@@ -108,6 +106,19 @@ export class GuardBody {
       },
       { highWaterMark: 0 },
     );
+  }
+
+  /**
+   * An event over `maxEventBytes`, given up unread: the stream keeps the cause, so that a later
+   * failure of its resume names it rather than "no response" (the server did answer).
+   */
+  private tooLarge(): Error {
+    this.track.tooLarge = this.core.cfg.maxEventBytes;
+    return new Error(this.tooLargeText());
+  }
+
+  private tooLargeText(): string {
+    return `SSE event larger than ${this.core.cfg.maxEventBytes} bytes`;
   }
 
   /** The first error wins; `null` (nothing went wrong) changes nothing. */
@@ -285,7 +296,9 @@ export class GuardBody {
         this.idQuotes++;
       this.parser.feed(lines);
     } catch (e) {
-      this.stop(e as Error);
+      // (SseLines refuses a line over the bound with the parser's words.)
+      const over = (e as Error).message === this.tooLargeText();
+      this.stop(over ? this.tooLarge() : (e as Error));
     }
     this.handOn(lines);
   }

@@ -263,6 +263,15 @@ export class GuardCore extends DecisionCore<Track, string> {
     e: Escalation,
     why: string | undefined,
   ): StreamResumptionError {
+    if (track.tooLarge !== undefined && e.outcome === 'resumption-failed') {
+      // The server answered, with an event too large to read: that is the cause (issue 38:
+      // a 9 MiB result read as "no response to the reconnect").
+      const cause =
+        `an SSE event larger than maxEventBytes (${track.tooLarge} bytes) was given up unread, ` +
+        'so nothing proved the resume (raise maxEventBytes above the largest message the ' +
+        'server sends)';
+      return new StreamResumptionError(cause, 'unproven', e.outcome, this.failedCall(track));
+    }
     // (What the server said with a refusal, when it said something: why it refused.)
     const said = track.serverSaid ? `; the server said: ${track.serverSaid}` : '';
     return new StreamResumptionError(

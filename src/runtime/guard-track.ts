@@ -32,6 +32,11 @@ export interface Track {
   plain: boolean;
   /** Set when the stream failed: every later GET for it is refused with this error. */
   failure: StreamResumptionError | null;
+  /**
+   * The `maxEventBytes` an event of this stream went over (the guard gave it up unread): a later
+   * failure names that cause, not the machine's "no response" (the answer came, unread).
+   */
+  tooLarge?: number;
   /** The request it answers (method and params), to see the application re-issue it. */
   call: string | null;
   /** The JSON-RPC request it answers, as sent (`null`: the standalone stream). */

@@ -16,6 +16,7 @@ import {
   type ImplementationAdapter,
 } from '../types.js';
 import { TcpFront } from './tcp-front.js';
+import { RecordingClient } from '../recording/recorder.js';
 import { killAfter } from '../kill-after.js';
 
 /** What the black-box adapter is told about the server. */
@@ -32,6 +33,8 @@ export interface UrlAdapterOptions {
   hookTimeoutMs?: number;
   /** The server's keepalive interval (ms), when known: `reader-stall` runs with it. */
   keepAliveMs?: number;
+  /** Why the interval is unknown, when it was looked for ({@link measureKeepalive}). */
+  keepaliveMissing?: string;
   /** How the server's ids encode the sequence (default: opaque). */
   idCodec?: IdCodec;
 }
@@ -103,6 +106,48 @@ export async function waitForPort(port: number, timeoutMs: number): Promise<void
   }
 }
 
+/** How long {@link measureKeepalive} watches a quiet call stream for two keepalives (ms). */
+export const KEEPALIVE_PROBE_MS = 20_000;
+
+/**
+ * The server's keepalive interval, measured (`--keepalive-ms auto`): a session calls `count`
+ * with nothing to emit and a pause of `boundMs`, and the time between the first two comment
+ * lines on that quiet call stream is the interval. `null` when fewer than two came within
+ * `boundMs` (a server without keepalives, or with a longer interval), or the call was not an
+ * SSE stream. The session is closed after.
+ */
+export async function measureKeepalive(
+  url: string,
+  options: { boundMs?: number; timeoutMs: number; protocolVersion: string },
+): Promise<number | null> {
+  const boundMs = options.boundMs ?? KEEPALIVE_PROBE_MS;
+  const client = new RecordingClient(url, options.timeoutMs);
+  client.requestedVersion = options.protocolVersion;
+  await client.initialize();
+  const tag = `keepalive-${Math.random().toString(36).slice(2, 8)}`;
+  const answer = await client.call({ tag, n: 0, pauseMs: boundMs });
+  try {
+    if (answer.kind !== 'sse') return null;
+    const deadline = Date.now() + boundMs;
+    let first: number | undefined;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      const item = await answer.stream.next(left);
+      if (item.kind === 'comment') {
+        const now = Date.now();
+        if (first === undefined) first = now;
+        else return Math.max(1, now - first);
+      } else if (item.kind === 'end' || item.kind === 'error' || item.kind === 'timeout') {
+        return null;
+      }
+    }
+  } finally {
+    if (answer.kind === 'sse') answer.stream.abort();
+    await client.close().catch(() => {});
+  }
+}
+
 /** The black-box adapter for the server at `options.url`. */
 export function urlAdapter(options: UrlAdapterOptions): ImplementationAdapter {
   const problem = checkLoopbackUrl(options.url);
@@ -131,8 +176,9 @@ export function urlAdapter(options: UrlAdapterOptions): ImplementationAdapter {
       evict: 'no --evict-cmd given: the harness cannot make the server forget events',
       restart: 'no --restart-cmd given: the harness cannot restart the server',
       keepalive:
+        options.keepaliveMissing ??
         "no --keepalive-ms given: the server's keepalive interval is unknown, so the stall " +
-        'cannot be sized against it',
+          'cannot be sized against it',
       storeDelay:
         'a server at a URL cannot be slowed from outside; slow-store-replay needs an adapter ' +
         '(--adapter) that wraps its event store in a delay',

@@ -397,6 +397,11 @@ export class RecordingClient {
     }
   }
 
+  /** A `ping` on the client's session: what the server answers it (a probe, not a step). */
+  ping(): Promise<HttpAnswer> {
+    return this.post({ jsonrpc: '2.0', id: this.nextRpcId(), method: 'ping' });
+  }
+
   /** The resumption GET, with `Last-Event-ID` when `cursor` is not `null`. */
   get(cursor: string | null, sessionId = this.sessionId): Promise<HttpAnswer> {
     const h: Record<string, string> = { accept: 'text/event-stream' };

@@ -57,6 +57,11 @@ export interface FlatCell {
   failed: boolean;
   /** For a failing verdict: what to change, in one line. */
   fix?: string;
+  /**
+   * Something wrong beside the verdict, in one line (after-restart: an unknown session answered
+   * 400, not 404, so no client re-initializes).
+   */
+  finding?: string;
   ms: number;
 }
 
@@ -77,6 +82,20 @@ export const SERVER_FIX: Partial<Record<CellVerdict, string>> = {
     'contract; answer initialize and tools/call as the spec says)',
 };
 
+/**
+ * What to change for a silent loss where nothing reconnected (reader-stall): the stream itself
+ * lost messages, so the line about `Last-Event-ID` would not fit.
+ */
+export const SERVER_FIX_NO_RECONNECT =
+  'change the server: keep every message of a call on its stream while the reader is slow ' +
+  '(queue behind backpressure; never drop, reorder or repeat one): nothing reconnected here';
+
+/** What to change for cell `c`, in one line (`undefined`: nothing to say for its verdict). */
+export function serverFix(c: JudgedCell): string | undefined {
+  if (c.verdict === 'silent loss' && c.reconnects.length === 0) return SERVER_FIX_NO_RECONNECT;
+  return SERVER_FIX[c.verdict];
+}
+
 /** Every cell of `r` (servers, clients, across instances) as one flat list. */
 export function flatCells(r: ConformanceReport): FlatCell[] {
   const failing = new Set(r.failures);
@@ -92,9 +111,8 @@ export function flatCells(r: ConformanceReport): FlatCell[] {
     ...(c.oracle ? { oracleAgrees: c.oracle.agrees } : {}),
     ...(c.oracle?.note !== undefined ? { oracleNote: c.oracle.note } : {}),
     failed: failing.has(c),
-    ...(failing.has(c) && SERVER_FIX[c.verdict] !== undefined
-      ? { fix: SERVER_FIX[c.verdict] }
-      : {}),
+    ...(c.finding !== undefined ? { finding: c.finding } : {}),
+    ...(failing.has(c) && serverFix(c) !== undefined ? { fix: serverFix(c)! } : {}),
     ms: c.ms,
   }));
 }
@@ -270,12 +288,19 @@ function textTable(cells: readonly JudgedCell[]): string[] {
   ];
 }
 
-/** One line per verdict among the failures: what to change. */
+/** One line per distinct fix among the failures, then one per finding: what to change. */
 function fixLines(r: ConformanceReport): string[] {
-  const verdicts = [...new Set(r.failures.map((c) => c.verdict))];
-  const lines = verdicts.flatMap((v) =>
-    SERVER_FIX[v] === undefined ? [] : [`fix (${v}): ${SERVER_FIX[v]}`],
-  );
+  const fixes = new Map<string, string>();
+  for (const c of r.failures) {
+    const fix = serverFix(c);
+    if (fix !== undefined && !fixes.has(fix)) fixes.set(fix, c.verdict);
+  }
+  const lines = [...fixes].map(([fix, v]) => `fix (${v}): ${fix}`);
+  const all = [...r.servers, ...r.clients, ...(r.multi ?? [])];
+  for (const c of all) {
+    if (c.finding !== undefined)
+      lines.push(`finding (${c.implementation} × ${c.scenario}): ${c.finding}`);
+  }
   return lines.length ? ['', ...lines] : [];
 }
 

@@ -10,12 +10,15 @@
  * `{"error": …}`, and exits. The kit waits at most `timeoutMs`, then kills it.
  */
 import { spawn } from 'node:child_process';
-import { killAfter } from '../kill-after.js';
+import { randomUUID } from 'node:crypto';
+import process from 'node:process';
+import { killGroup, killMarked, RUN_MARK } from '../kill-after.js';
 import {
   activityOf,
   describeActivity,
-  HOSTILE_N,
   HOSTILE_SCENARIOS,
+  sequenceGap,
+  STORM_PER_SECOND,
   startHostileServer,
   type ClientActivity,
   type HostileScenario,
@@ -56,9 +59,9 @@ export const CLIENT_FIX: Record<ClientVerdict, string | undefined> = {
     'successor (or one the server said it replays from), and fail the call otherwise (continuityGuard in ' +
     'mcp-resumption/runtime does it for an SDK client)',
   'endless wait':
-    'change the client: bound every wait (a limit on how long a reconnect may stay unproven, ' +
-    'a call timeout) ' +
-    'and fail the call when it runs out',
+    'change the client: bound every wait (how long a reconnect may stay unproven, a call ' +
+    'timeout) and fail the call when it runs out; a client that already bounds it (at 60 s, ' +
+    'say) is judged by running the kit with --client-timeout above that bound',
   'false alarm':
     'change the client: silence with keepalives, or a resume proven by its first id, is not a ' +
     'failure; fail only when continuity cannot be proven',
@@ -70,9 +73,6 @@ export const CLIENT_FIX: Record<ClientVerdict, string | undefined> = {
     'make the command follow the client contract (docs/conformance.md, "Test your own client")',
 };
 
-/** More GETs than this in one second is a retry storm. */
-export const STORM_PER_SECOND = 10;
-
 /** What the client printed, read. */
 export interface ClientOutput {
   /** `<tag>#<i>` and `<tag>:result` in the order delivered. */
@@ -81,22 +81,22 @@ export interface ClientOutput {
   surfaced?: string;
   /** Lines that were not JSON. */
   unreadable: number;
+  /** The first unreadable line (its first 80 characters), to show. */
+  firstUnreadable?: string;
 }
 
-const MESSAGE = /^([A-Za-z0-9_-]+)#(\d+)$/;
-const RESULT = /^([A-Za-z0-9_-]+):result:(\d+)$/;
+/**
+ * A message text `c<k>#<i>` or `x9#<i>` anywhere in a line (not inside a longer word), or a
+ * result text `c<k>:result:<n>`.
+ */
+const MESSAGE = /(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_]*)#(\d+)(?!\d)/g;
+const RESULT = /(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_]*):result:(\d+)(?!\d)/g;
 
-/** Every string inside `v` (depth-first, bounded). */
-function strings(v: unknown, out: string[] = [], depth = 0): string[] {
-  if (depth > 8) return out;
-  if (typeof v === 'string') out.push(v);
-  else if (Array.isArray(v)) for (const x of v) strings(x, out, depth + 1);
-  else if (v !== null && typeof v === 'object')
-    for (const x of Object.values(v)) strings(x, out, depth + 1);
-  return out;
-}
-
-/** Reads a client's stdout by the contract. */
+/**
+ * Reads a client's stdout by the contract: the texts `c<k>#<i>` and `c<k>:result:<n>` anywhere
+ * in a line (`{"msg": "progress c1#3 of 8"}` delivers c1#3), each text once per line, in the
+ * order they stand; a line `{"error": …}` is the error surfaced, never a delivery.
+ */
 export function readClientOutput(stdout: string): ClientOutput {
   const out: ClientOutput = { delivered: [], unreadable: 0 };
   for (const line of stdout.split('\n')) {
@@ -106,6 +106,7 @@ export function readClientOutput(stdout: string): ClientOutput {
       v = JSON.parse(line);
     } catch {
       out.unreadable++;
+      out.firstUnreadable ??= line.slice(0, 80);
       continue;
     }
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && 'error' in v) {
@@ -113,12 +114,11 @@ export function readClientOutput(stdout: string): ClientOutput {
       out.surfaced ??= (typeof e === 'string' ? e : JSON.stringify(e)).slice(0, 200);
       continue;
     }
-    for (const s of strings(v)) {
-      const m = MESSAGE.exec(s);
-      if (m) out.delivered.push(`${m[1]}#${m[2]}`);
-      const r = RESULT.exec(s);
-      if (r) out.delivered.push(`${r[1]}:result`);
-    }
+    const found: { at: number; key: string }[] = [];
+    for (const m of line.matchAll(MESSAGE)) found.push({ at: m.index, key: `${m[1]}#${m[2]}` });
+    for (const m of line.matchAll(RESULT)) found.push({ at: m.index, key: `${m[1]}:result` });
+    found.sort((x, y) => x.at - y.at);
+    for (const key of new Set(found.map((f) => f.key))) out.delivered.push(key);
   }
   return out;
 }
@@ -141,6 +141,12 @@ export interface ClientCell {
   ms: number;
 }
 
+/** What the runner knows beyond the output and the activity. */
+export interface JudgeContext {
+  /** The bound the run was killed at (`--client-timeout`, ms). */
+  boundMs?: number;
+}
+
 /** Judges one run: the order below is the order of gravity. */
 export function judgeClient(
   scenario: HostileScenario,
@@ -148,12 +154,17 @@ export function judgeClient(
   activity: ClientActivity,
   killed: boolean,
   exit: number | null,
+  context: JudgeContext = {},
 ): { verdict: ClientVerdict; observed: string } {
   const act = describeActivity(activity);
   const got = output.delivered;
   const shown = got.length <= 12 ? got.join(' ') : `${got.slice(0, 12).join(' ')} …`;
   const said = output.surfaced !== undefined ? `; surfaced: ${output.surfaced}` : '';
-  const base = `delivered ${shown || 'nothing'}${said}; server saw: ${act}`;
+  const unreadable =
+    output.unreadable > 0
+      ? `; ${output.unreadable} line(s) not JSON, the first: ${JSON.stringify(output.firstUnreadable ?? '')}`
+      : '';
+  const base = `delivered ${shown || 'nothing'}${said}${unreadable}; server saw: ${act}`;
   if (activity.maxGetsPerSecond > STORM_PER_SECOND) {
     return { verdict: 'retry storm', observed: base };
   }
@@ -168,35 +179,47 @@ export function judgeClient(
   const foreign = got.filter((d) => !/^c\d+[#:]/.test(d));
   if (foreign.length > 0)
     return { verdict: 'leak', observed: `foreign ${foreign.join(' ')}; ${base}` };
-  // Per call: a message delivered after a missing one is a gap the application never saw.
-  const calls = new Map<string, number[]>();
-  const results = new Set<string>();
+  // Per call: a message delivered after a missing one is a gap the application never saw. A
+  // re-issued call is a call of its own (c2): what c1 delivered never fills c2's gaps.
+  const byCall = new Map<string, string[]>();
   for (const d of got) {
-    const [tag, rest] = d.split(/[#:]/) as [string, string];
-    if (d.includes(':result')) results.add(tag);
-    else calls.set(tag, [...(calls.get(tag) ?? []), Number(rest)]);
+    const tag = d.split(/[#:]/)[0]!;
+    byCall.set(tag, [...(byCall.get(tag) ?? []), d]);
   }
-  for (const [tag, idx] of calls) {
-    let next = 1;
-    for (const i of idx) {
-      if (i === next) next++;
-      else if (i > next) {
+  for (const [tag, items] of byCall) {
+    // A progress-blind client (it shows a call's result and none of its progress: most agent
+    // frameworks have no progress API) is judged from the wire: what the server served it on
+    // that call's stream, the cursors it sent included. A skip it was served and accepted is a
+    // gap, whatever it shows.
+    const blind = items.length > 0 && items.every((d) => d.endsWith(':result'));
+    const served = activity.served[tag];
+    if (!blind || served === undefined) {
+      const gap = sequenceGap(tag, items);
+      if (gap !== null) return { verdict: 'silent gap', observed: `${gap}; ${base}` };
+    } else {
+      const wire = sequenceGap(tag, served);
+      if (wire !== null) {
+        const cursors = activity.cursors.length
+          ? ` after its cursor ${activity.cursors.at(-1)}`
+          : '';
         return {
           verdict: 'silent gap',
-          observed: `${tag}#${i} delivered after ${tag}#${next - 1}, ${next}..${i - 1} never; ${base}`,
+          observed:
+            `progress-blind (it shows no progress): it accepted and surfaced ${tag}'s result, and ` +
+            `the server served it ${wire}${cursors}; ${base}`,
         };
       }
     }
-    if (results.has(tag) && next !== HOSTILE_N + 1) {
-      return {
-        verdict: 'silent gap',
-        observed: `${tag}'s result delivered without ${next}..${HOSTILE_N}; ${base}`,
-      };
-    }
   }
-  if (killed) return { verdict: 'endless wait', observed: `still waiting at the bound; ${base}` };
+  if (killed) {
+    const bound = context.boundMs !== undefined ? ` (--client-timeout ${context.boundMs} ms)` : '';
+    return {
+      verdict: 'endless wait',
+      observed: `still waiting at the kit's bound${bound}, with neither the result nor an error; ${base}`,
+    };
+  }
   const lastCall = `c${Math.max(1, activity.calls)}`;
-  if (results.has(lastCall)) {
+  if (byCall.get(lastCall)?.includes(`${lastCall}:result`)) {
     return { verdict: 'honored', observed: base };
   }
   if (output.surfaced !== undefined) {
@@ -220,6 +243,86 @@ export interface ClientCommandOptions {
   gapMs?: number;
 }
 
+/** The most a client may print on stdout; beyond it the run stops and the cell is `error`. */
+export const MAX_CLIENT_OUTPUT = 1 << 20;
+
+/**
+ * After the command exited, how long its stdout may stay open (a background job of its shell
+ * holding it) before the kit reads what came and ends the run: the command's own end is the
+ * run's end, never the bound.
+ */
+const AFTER_EXIT_MS = 500;
+
+/** How one run of the command ended. */
+interface CommandRun {
+  exit: number | null;
+  stdout: string;
+  stderr: string;
+  /** Killed at the bound. */
+  killed: boolean;
+  /** Stopped for printing more than {@link MAX_CLIENT_OUTPUT}. */
+  overflow: boolean;
+}
+
+/**
+ * Runs `cmd` in a shell with `env`, bounded: at `timeoutMs` (or once stdout passed
+ * {@link MAX_CLIENT_OUTPUT}) its process group and every process marked with the run's
+ * {@link RUN_MARK} are killed and the run ends at once, whoever still holds its pipes; once the
+ * command exited, its pipes get {@link AFTER_EXIT_MS} to drain. Whatever it left running (a
+ * background job, a child that left the group) is killed before this resolves.
+ */
+function runBounded(cmd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CommandRun> {
+  const mark = randomUUID();
+  return new Promise((resolve) => {
+    const run: CommandRun = { exit: null, stdout: '', stderr: '', killed: false, overflow: false };
+    const child = spawn(cmd, {
+      shell: true,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...env, [RUN_MARK]: mark },
+    });
+    let done = false;
+    let afterExit: NodeJS.Timeout | undefined;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearTimeout(afterExit);
+      killGroup(child);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      void killMarked(mark).then(() => resolve(run));
+    };
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (c: string) => {
+      if (run.stdout.length + c.length > MAX_CLIENT_OUTPUT) {
+        run.stdout += c.slice(0, MAX_CLIENT_OUTPUT - run.stdout.length);
+        run.overflow = true;
+        finish();
+      } else run.stdout += c;
+    });
+    child.stderr.on('data', (c: string) => (run.stderr = (run.stderr + c).slice(-2000)));
+    const timer = setTimeout(() => {
+      run.killed = true;
+      finish();
+    }, timeoutMs);
+    child.on('error', (e) => {
+      run.stderr += e.message;
+      finish();
+    });
+    child.on('exit', (code) => {
+      run.exit = code;
+      if (done) return;
+      // The command is over; its output is read until its pipe closes, or briefly when a job
+      // it left behind still holds it.
+      afterExit = setTimeout(finish, AFTER_EXIT_MS);
+      if (child.stdout.readableEnded) finish();
+      else child.stdout.once('end', finish);
+    });
+  });
+}
+
 /** Runs `cmd` (a shell command) against the hostile server of `scenario` and judges it. */
 export async function runClientCommand(
   cmd: string,
@@ -229,37 +332,21 @@ export async function runClientCommand(
   const timeoutMs = options.timeoutMs ?? 10_000;
   const started = Date.now();
   const server = await startHostileServer(scenario, { gapMs: options.gapMs ?? 20 });
-  let stdout = '';
-  let stderr = '';
-  let killed = false;
-  const exit = await new Promise<number | null>((resolve) => {
-    const child = spawn(cmd, {
-      shell: true,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, MCP_URL: server.url },
-    });
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => {
-      if (stdout.length < 1 << 20) stdout += c;
-    });
-    child.stderr.on('data', (c: string) => (stderr = (stderr + c).slice(-2000)));
-    const timer = killAfter(child, timeoutMs, () => (killed = true));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      stderr += e.message;
-      resolve(null);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(killed ? null : code);
-    });
-  });
+  const run = await runBounded(cmd, { ...process.env, MCP_URL: server.url }, timeoutMs);
+  const { stderr, killed } = run;
+  const exit = killed ? null : run.exit;
   const activity = server.activity();
   await server.close();
-  const output = readClientOutput(stdout);
-  const judged = judgeClient(scenario, output, activity, killed, exit);
+  const output = readClientOutput(run.stdout);
+  const judged = run.overflow
+    ? {
+        verdict: 'error' as const,
+        observed:
+          `the command printed more than ${MAX_CLIENT_OUTPUT} bytes on stdout and was stopped ` +
+          `there (the contract: one JSON line per message it delivered); server saw: ` +
+          describeActivity(activity),
+      }
+    : judgeClient(scenario, output, activity, killed, exit, { boundMs: timeoutMs });
   const verdict = judged.verdict;
   let observed = judged.observed;
   if (verdict === 'error' && stderr.trim() !== '') {
@@ -332,4 +419,4 @@ export function renderClientCells(cells: readonly ClientCell[]): string {
   return lines.join('\n');
 }
 
-export { activityOf };
+export { activityOf, sequenceGap, STORM_PER_SECOND };

@@ -304,6 +304,7 @@ export async function runCell(
         trace: trace.lines,
         ms: Date.now() - started,
         ...(run.security ? { security: true } : {}),
+        ...(run.finding !== undefined ? { finding: run.finding } : {}),
       };
     }
   } catch (e) {

@@ -3,6 +3,7 @@
  * sessions in flight at once; each judged on the truth of every stream involved (what each
  * owed, and what arrived from elsewhere).
  */
+import { randomUUID } from 'node:crypto';
 import { TraceRecorder } from '../recording/recorder.js';
 import { CallFollower } from '../recording/call-follower.js';
 import { describe, groundTruth, owed, verdictOf } from './truth.js';
@@ -22,6 +23,7 @@ import {
   resume,
   keepReading,
   judge,
+  unknownSessionFinding,
 } from './steps.js';
 
 /**
@@ -92,7 +94,19 @@ export const cursorOfAnotherSession: Scenario = {
       verdict = 'silent loss';
       observed += ': accepted a cursor it cannot replay';
     }
-    return { reconnects: [r.rec], truth, verdict, observed, security: verdict === 'leak' };
+    // A session the server never issued must be 404, as a lost one is (issue 38).
+    const finding =
+      two.sessionId === undefined
+        ? undefined
+        : await unknownSessionFinding(ctx, two, randomUUID(), 'a session the server never issued');
+    return {
+      reconnects: [r.rec],
+      truth,
+      verdict,
+      observed: finding === undefined ? observed : `${observed}; finding: ${finding}`,
+      security: verdict === 'leak',
+      ...(finding !== undefined ? { finding } : {}),
+    };
   },
 };
 

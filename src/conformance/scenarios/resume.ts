@@ -4,8 +4,9 @@
  * judged on (what the call owed from the cursor) and the verdict it expects.
  */
 import { describe, groundTruth, owed } from './truth.js';
-import { lacking } from '../types.js';
-import type { Scenario } from './scenario.js';
+import { HarnessError, lacking } from '../types.js';
+import type { RecordingClient } from '../recording/recorder.js';
+import type { Scenario, ScenarioContext } from './scenario.js';
 import {
   GAP,
   has,
@@ -15,6 +16,7 @@ import {
   judge,
   needsEviction,
   singleCallResume,
+  unknownSessionFinding,
 } from './steps.js';
 
 /** Resume within the retained window: the tool goes on while the client is away. */
@@ -39,20 +41,60 @@ export const resumeAfterEviction: Scenario = {
     }),
 };
 
+/**
+ * After a restart: checks that it happened, and what the session from before it gets. A server
+ * the harness reaches only over HTTP (`--url`) holds the tool's state itself: when call `tag`
+ * still reports what it emitted before (`count_status`), nothing restarted (an old process still
+ * serving the port), and the cell is an `error` saying so rather than a verdict on a restart
+ * that never was. Then a `ping` on the old session: 404 is right; anything else is the finding
+ * returned (a 400 makes a client fail the call where a 404 makes it re-initialize).
+ */
+export async function checkRestart(
+  ctx: ScenarioContext,
+  tag: string,
+  client: RecordingClient,
+  cutAfter: number,
+): Promise<string | undefined> {
+  if (ctx.adapter.toolControl === 'remote') {
+    const k = await ctx.control.status(tag);
+    if (k >= cutAfter) {
+      throw new HarnessError(
+        `the restart did not happen: after it, call ${tag} still reports ${k} message(s) ` +
+          `emitted (count_status), state a restarted server cannot have; is an old process ` +
+          `still serving the port? (--restart-cmd must stop it and start the server anew)`,
+      );
+    }
+  }
+  if (client.sessionId === undefined) return undefined;
+  return unknownSessionFinding(
+    ctx,
+    client,
+    client.sessionId,
+    'the session from before the restart',
+  );
+}
+
 /** Resume after a server restart that lost every in-memory state. */
 export const resumeAfterRestart: Scenario = {
   name: 'after-restart',
   title: 'cut after 3, restart the server (state lost), resume from 3',
   requires: (a) => lacking(a, 'restart'),
   judgedWithoutCursor: true,
-  run: (ctx) =>
-    singleCallResume(ctx, {
+  async run(ctx) {
+    let finding: string | undefined;
+    const run = await singleCallResume(ctx, {
       n: 6,
       cutAfter: 3,
       awayUpTo: 3,
       gapMs: GAP,
-      meanwhile: () => ctx.adapter.restart(),
-    }),
+      meanwhile: async () => {
+        await ctx.adapter.restart();
+        finding = await checkRestart(ctx, ctx.tag('A'), ctx.clients.at(-1)!, 3);
+      },
+    });
+    if (finding === undefined) return run;
+    return { ...run, finding, observed: `${run.observed}; finding: ${finding}` };
+  },
 };
 
 /** A burst in the same millisecond, then resume from its first message. */

@@ -92,6 +92,8 @@ export interface ScenarioRun {
   /** Why the scenario could not be judged (verdict `n/a`). */
   reason?: string;
   security?: boolean;
+  /** Something wrong beside the verdict (`CellResult.finding`). */
+  finding?: string;
 }
 
 /** A named scenario. */

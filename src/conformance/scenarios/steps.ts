@@ -234,6 +234,15 @@ export async function resume(
   onAnswer?: () => void,
 ): Promise<{ rec: ReconnectObservationRecord; stream?: SseStream }> {
   const trace = follower.trace;
+  // A GET without a cursor asks for the session's standalone stream, which the harness's own
+  // watcher holds (ctx.watch): a server that allows one per session would answer 409 to the
+  // harness itself, a refusal of its own making. The watcher goes first (issue 38).
+  const mine = cursor === null ? (ctx.watchers ?? []).filter((w) => w.client === client) : [];
+  if (mine.length > 0) {
+    for (const w of mine) w.stream.abort();
+    ctx.watchers = ctx.watchers!.filter((w) => w.client !== client);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+  }
   trace.write({ type: 'reconnect', ...trace.cursorFields(cursor) });
   let answer = await client.get(cursor, sessionId ?? client.sessionId);
   onAnswer?.();
@@ -365,4 +374,31 @@ export async function singleCallResume(ctx: ScenarioContext, o: SingleCall): Pro
   await ctx.control.releaseAll();
   await keepReading(ctx, f, r, has(A, 'result'));
   return judge(r.rec, owed(A, o.cutAfter, o.n), [A]);
+}
+
+/**
+ * Pings the server on session `sessionId` (one it cannot know), as `like` speaks: `undefined`
+ * when it is answered 404 (or not at all: other cells judge that), else the finding in words.
+ * Only a 404 makes a client re-initialize; a 400 makes it fail the call (issue 38).
+ */
+export async function unknownSessionFinding(
+  ctx: ScenarioContext,
+  like: RecordingClient,
+  sessionId: string,
+  what: string,
+): Promise<string | undefined> {
+  const probe = new RecordingClient(ctx.url, ctx.timeoutMs);
+  probe.requestedVersion = like.requestedVersion;
+  if (like.negotiatedVersion !== undefined) probe.negotiatedVersion = like.negotiatedVersion;
+  probe.sessionId = sessionId;
+  const answer = await probe.ping();
+  if (answer.kind === 'sse') answer.stream.abort();
+  const status =
+    answer.kind === 'json' ? answer.status : answer.kind === 'sse' ? answer.stream.status : null;
+  if (status === null || status === 404) return undefined;
+  return status === 200
+    ? `${what} was answered 200 (ping): a server that cannot know a session must answer 404, ` +
+        'so that the client re-initializes'
+    : `${what} was answered ${status} (ping), not 404: only a 404 makes a client ` +
+        're-initialize (a 400 makes it fail the call)';
 }

@@ -50,8 +50,12 @@ export const readerStallsThenDrains: Scenario = {
       pauseMs: ctx.keepAliveMs * 6,
     });
     f.open(stream.status);
+    const call = { tag: A, stream, follower: f, client };
     const delivered: Delivered[] = [];
     await f.read(stream, has(A, 1), ctx.timeoutMs, true, delivered);
+    // A call's first message elsewhere (the session's standalone stream) is a leak here as in
+    // every scenario that opens a call (openCall), never a loss (issue 38).
+    if (!has(A, 1)(f.delivered)) await searchOtherStreams(ctx, call, 1);
     // The stall: no read at all for five keepalive intervals.
     await new Promise((r) => setTimeout(r, ctx.keepAliveMs * 5));
     // The result is due a keepalive interval after the stall (the tool pauses six): the read
@@ -66,10 +70,10 @@ export const readerStallsThenDrains: Scenario = {
       delivered,
       Math.max(5000, bound + ctx.timeoutMs),
     );
-    if (!has(A, 'result')(f.delivered)) {
-      // Where did it go? On another stream it is a leak, not a loss.
-      await searchOtherStreams(ctx, { tag: A, stream, follower: f, client }, 'result');
-    }
+    // Whatever of the call is missing here (the result, or messages), where did it go? On
+    // another stream it is a leak, not a loss.
+    const missing = owed(A, 1, n).find((d) => !has(A, d.index)(f.delivered));
+    if (missing !== undefined) await searchOtherStreams(ctx, call, missing.index);
     const rec: ReconnectObservationRecord = {
       cursor: null,
       status: stream.status,
