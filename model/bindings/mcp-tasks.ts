@@ -7,8 +7,9 @@
  * the task ends; clients must tolerate duplicates.
  *
  * The mapping to the machine's observations, rule by rule (docs/spec.md, "Two bindings"):
- * - one trace holds the calls of one task: a `tasks/stream` for a second task is bad input,
- *   with a line that says to split the trace (docs/trace-format.md);
+ * - a translator reads the calls of one task: the checker gives each task of a trace its own
+ *   (`partitionBy: 'taskId'`, src/trace/task-partition.ts), and a `tasks/stream` for a second
+ *   task handed to one translator is bad input;
  * - `tasks/stream` with `after` is RECONNECT with cursor `after`, stream `taskId`; without
  *   `after` it opens the stream (OPEN) unless events of that task were already delivered (or an
  *   `events_gone` told the client its `earliestSeq`): then it is RECONNECT with the last seq
@@ -101,7 +102,8 @@ function sequence(value: unknown, field: string): number {
   return value;
 }
 
-function taskIdOf(fact: WireFact): string {
+/** The `taskId` of a fact: a non-empty string, else a {@link WireFactError}. */
+export function taskIdOf(fact: WireFact): string {
   const v = fact['taskId'];
   if (typeof v !== 'string' || v === '') {
     throw new WireFactError(
@@ -505,6 +507,8 @@ export function tasksBinding(rules: TasksRules): Binding {
     // A keepalive is read by the binding: after a call it is the call's answer (unproven).
     lineTypes: [...TASK_LINE_TYPES, 'keepalive'],
     nativeLines: ['idle-timeout', 'disconnect', 'decision'],
+    // A recording may interleave several tasks: each is judged with its own machine.
+    partitionBy: 'taskId',
     translator: () => new TasksTranslator(rules),
     phrase: taskPhrase,
   };

@@ -80,18 +80,6 @@ describe('mcp-tasks: task lines as observations', () => {
     expect(report.breaks[0]!.reason).toMatch(/seq went back inside one live stream/);
   });
 
-  it('a call for a second task is bad input that says to split the trace, pending resume or not', async () => {
-    for (const lines of [
-      [HEAD, call(), ev(0), ev(1), '{"type":"disconnect"}', call(undefined, 't2'), ev(0, 't2')],
-      [HEAD, call(), ev(0), '{"type":"disconnect"}', call(0), call(undefined, 't2')],
-      [HEAD, call(), call(undefined, 't2'), ev(0), ev(0, 't2')],
-    ]) {
-      await expect(checkTrace(lines)).rejects.toThrow(
-        /^line \d+: tasks\/stream for a second task "t2": .*split it into one trace per task/,
-      );
-    }
-  });
-
   it("another task's event inside an accepted stream is a break", async () => {
     const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(2, 't2')]);
     expect(report.breaks.map((b) => [b.line, b.got, b.stream])).toEqual([[5, 2, 't2']]);
