@@ -24,6 +24,11 @@ import type {
 } from './report.js';
 import type { CheckSink } from './checker.js';
 
+/** The note given once per task when a resumed task stream sends a seam duplicate. */
+export function seamNote(seq: number): string {
+  return `seq ${seq} came again on the answer to a resume, after later seqs (a snapshot/live seam): a duplicate delivery after reconnect, which SEP-2694 makes clients tolerate ("Clients MUST tolerate duplicate delivery after reconnect"); dropped, not a break, with --strict too`;
+}
+
 /** The note given once when a trace has events without an id. */
 export const IDLESS_NOTE =
   'events without an id are id-less data (DATA): delivered, never replayable, and a reconnect after one cannot be proven; before version 0.2 check read them as keepalives';
@@ -212,9 +217,15 @@ export class StreamJudge {
   marksResponses = false;
   private gaveUp = false;
   readonly dropped: DroppedCallReport[] = [];
+  /** A seam duplicate was noted for this stream (once). */
+  private seamNoted = false;
+
+  /** The trace is read in the native vocabulary (no binding translator). */
+  private readonly native: boolean;
 
   constructor(private readonly shared: JudgeShared) {
     this.snap = shared.engine.initial();
+    this.native = shared.binding.translator === undefined;
   }
 
   /** The number of stream names whose last id is kept (bounded by {@link MAX_STREAM_NAMES}). */
@@ -284,7 +295,9 @@ export class StreamJudge {
         break;
       case 'END':
       case 'DISCONNECT':
-        if (!this.responded && !this.gaveUp && this.lastAnyId !== undefined)
+        // Only native lines mark the event that carries a response (`"response": true`); a
+        // binding's own answer (a task's result) is one, so its calls are never dropped ones.
+        if (this.native && !this.responded && !this.gaveUp && this.lastAnyId !== undefined)
           this.ended ??= { line, cursor: this.lastAnyId };
         this.openStreamIfNone(line);
         break;
@@ -314,6 +327,15 @@ export class StreamJudge {
         if (o.stream !== undefined) this.keepLastId(line, o.stream, o.id);
         this.openStreamIfNone(line);
         break;
+      case 'KEEPALIVE': {
+        const seam = (o as Observation & TaskNote).seam;
+        if (seam !== undefined && !this.seamNoted) {
+          this.seamNoted = true;
+          this.shared.notes.push(`line ${line}: ${seamNote(seam)}`);
+        }
+        this.openStreamIfNone(line);
+        break;
+      }
       case 'DATA':
         if (this.shared.notes.length === 0) this.shared.notes.push(`line ${line}: ${IDLESS_NOTE}`);
         this.openStreamIfNone(line);
