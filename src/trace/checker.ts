@@ -27,19 +27,18 @@ import { bindingNamed, mcpSse, BINDING_NAMES, type Binding } from '../../model/b
 import { isObservation, lineReaderFor, readBindingHeader, type LineReader } from './bindings.js';
 import { engineFor, type Engine, type EngineName } from './engine.js';
 import { compileIdPattern, parseTraceLine, TraceInputError, type IdPattern } from './format.js';
-import { outcomeCounts, StreamJudge, type Counts, type JudgeShared } from './judge.js';
-import { TaskPartition } from './task-partition.js';
 import {
-  isViolation,
-  VERDICTS,
-  type BreakReport,
-  type CheckSummary,
-  type CursorAheadReport,
-  type ReconnectReport,
-  type Verdict,
-} from './report.js';
+  outcomeCounts,
+  StreamJudge,
+  type CheckSink,
+  type Counts,
+  type JudgeShared,
+} from './judge.js';
+import { TaskPartition } from './task-partition.js';
+import { isViolation, VERDICTS, type CheckSummary, type Verdict } from './report.js';
 
 export { IDLESS_NOTE, MAX_STREAM_NAMES, observationOf, verdictOf } from './judge.js';
+export type { CheckSink } from './judge.js';
 export { MAX_TASKS } from './task-partition.js';
 
 /** Options of the checker. */
@@ -71,26 +70,6 @@ export interface CheckOptions {
    * names it too; when both are given and differ, the trace is bad input.
    */
   binding?: string | Binding;
-}
-
-/** Where the streaming checker sends its findings, in line order. */
-export interface CheckSink {
-  /** A reconnect, judged when its window closes. */
-  reconnect?(r: ReconnectReport): void;
-  /** A continuity break inside an accepted stream. */
-  break?(b: BreakReport): void;
-  /** A reconnect whose cursor is ahead of the last id received. */
-  cursorAhead?(c: CursorAheadReport): void;
-}
-
-/** Where the streaming checker sends its findings, in line order (per task under `mcp-tasks`). */
-export interface CheckSink {
-  /** A reconnect, judged when its window closes. */
-  reconnect?(r: ReconnectReport): void;
-  /** A continuity break inside an accepted stream. */
-  break?(b: BreakReport): void;
-  /** A reconnect whose cursor is ahead of the last id received. */
-  cursorAhead?(c: CursorAheadReport): void;
 }
 
 /** The binding of the options: a binding, a known name, or none (the trace's line, or mcp-sse). */

@@ -22,7 +22,6 @@ import type {
   ReconnectReport,
   Verdict,
 } from './report.js';
-import type { CheckSink } from './checker.js';
 
 /** The note given once per task when a resumed task stream sends a seam duplicate. */
 export function seamNote(seq: number): string {
@@ -44,6 +43,16 @@ const ACCEPTED_STREAM_STATES: readonly string[] = ['streaming', 'resumed'];
 
 /** States in which a reconnect is still being judged: its window closes with PROOF_TIMEOUT. */
 const PENDING: readonly string[] = PENDING_STATES;
+
+/** Where the streaming checker sends its findings, in line order (per task under `mcp-tasks`). */
+export interface CheckSink {
+  /** A reconnect, judged when its window closes. */
+  reconnect?(r: ReconnectReport): void;
+  /** A continuity break inside an accepted stream. */
+  break?(b: BreakReport): void;
+  /** A reconnect whose cursor is ahead of the last id received. */
+  cursorAhead?(c: CursorAheadReport): void;
+}
 
 /** The counters of a report. */
 export interface Counts {
