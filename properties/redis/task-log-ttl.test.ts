@@ -18,7 +18,7 @@ import {
 } from '../../src/redis/index.js';
 import type { TaskEvent } from '../../src/runtime/index.js';
 import { connectRedis, redisUrl, uniquePrefix } from '../support/redis.js';
-import { crashableRedis, PERSISTENCE } from '../support/redis-crash.js';
+import { PERSISTENCE, withRedis } from '../support/redis-crash.js';
 
 const URL = redisUrl();
 let client: RedisClient | undefined;
@@ -110,9 +110,7 @@ describe.skipIf(!URL)('RedisTaskEventLog: live readers and the TTL', () => {
 
 describe('RedisTaskEventLog on a Redis of its own', () => {
   test('a maxmemory-policy set while the log runs is refused from then on', async () => {
-    const redis = await crashableRedis(PERSISTENCE[0]!);
-    const c = await connectRedis(redis.url);
-    try {
+    await withRedis(PERSISTENCE[0]!, async (c) => {
       const log = logOn(c, { settingsCheckMs: 0 });
       const taskId = await log.createTask();
       await log.append(taskId, 'com.example.step', {});
@@ -125,16 +123,11 @@ describe('RedisTaskEventLog on a Redis of its own', () => {
       // Set right again, the log goes on.
       await c.sendCommand(['CONFIG', 'SET', 'maxmemory-policy', 'noeviction']);
       expect((await log.append(taskId, 'com.example.step', {})).seq).toBe(1);
-    } finally {
-      c.destroy();
-      await redis.stop();
-    }
+    });
   });
 
   test('200 waiting readers share one connection, and each gets its own task’s events', async () => {
-    const redis = await crashableRedis(PERSISTENCE[0]!);
-    const c = await connectRedis(redis.url);
-    try {
+    await withRedis(PERSISTENCE[0]!, async (c) => {
       const log = logOn(c, { blockMs: 500 });
       const clients = async () =>
         Number(
@@ -151,12 +144,7 @@ describe('RedisTaskEventLog on a Redis of its own', () => {
       await Promise.all(tasks.map((t, i) => log.append(t, 'com.example.step', { i })));
       const got = await bounded(Promise.all(firsts), 10_000, 'the readers');
       expect(got.map((r) => [r.value?.taskId, r.value?.seq])).toEqual(tasks.map((t) => [t, 0]));
-      // A reader that starts to wait while the others block is not held up a whole block:
-      // it is answered by its own append, whoever else waits.
       await Promise.all(readers.map((r) => r.return(undefined)));
-    } finally {
-      c.destroy();
-      await redis.stop();
-    }
+    });
   });
 });
