@@ -563,7 +563,8 @@ interface Waiter {
   taskId: string;
   key: string;
   from: number;
-  blockMs: number;
+  /** When its wait is over (`performance.now()`): answered `[]` then, to refresh and look again. */
+  until: number;
   resolve(entries: Entry[]): void;
   reject(e: Error): void;
 }
@@ -605,7 +606,7 @@ class LiveWaits {
     signal?: AbortSignal,
   ): Promise<Entry[]> {
     return new Promise<Entry[]>((resolve, reject) => {
-      const w: Waiter = { taskId, key, from, blockMs, resolve, reject };
+      const w: Waiter = { taskId, key, from, until: performance.now() + blockMs, resolve, reject };
       const onAbort = () => {
         if (this.waiters.delete(w)) resolve([]);
       };
@@ -665,7 +666,8 @@ class LiveWaits {
         const batch = [...this.waiters];
         const from = new Map<string, number>();
         for (const w of batch) from.set(w.key, Math.min(from.get(w.key) ?? w.from, w.from));
-        const block = Math.min(...batch.map((w) => w.blockMs));
+        const now = performance.now();
+        const block = Math.max(1, Math.ceil(Math.min(...batch.map((w) => w.until)) - now));
         const bound = block + this.timeoutMs;
         let entries: Map<string, Entry[]>;
         try {
@@ -704,9 +706,15 @@ class LiveWaits {
         } finally {
           this.inFlight = undefined;
         }
+        // A reader with entries gets them; one without waits on (an XREAD ended early for a
+        // newcomer, or for another reader's entries) until its own wait is over.
+        const after = performance.now();
         for (const w of batch) {
-          if (!this.waiters.delete(w)) continue;
-          w.resolve((entries.get(w.key) ?? []).filter(([id]) => entryNumber(id) > w.from));
+          if (!this.waiters.has(w)) continue;
+          const mine = (entries.get(w.key) ?? []).filter(([id]) => entryNumber(id) > w.from);
+          if (mine.length === 0 && after < w.until) continue;
+          this.waiters.delete(w);
+          w.resolve(mine);
         }
       }
     } finally {
