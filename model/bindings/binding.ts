@@ -62,6 +62,12 @@ export interface Binding {
    * (a `decision`, a `disconnect`...). Absent: every native line, and no own vocabulary.
    */
   readonly nativeLines?: readonly string[];
+  /**
+   * The field of a fact that names the stream it belongs to, when one recording interleaves
+   * several that are judged apart (`taskId`: SEP-2694 numbers events per task). The checker
+   * then gives each value its own translator and machine. Absent: one recording, one stream.
+   */
+  readonly partitionBy?: string;
   /** A fresh translator for one recording; absent when the native format is the binding's. */
   translator?(): BindingTranslator;
   /**

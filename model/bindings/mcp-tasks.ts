@@ -7,8 +7,9 @@
  * the task ends; clients must tolerate duplicates.
  *
  * The mapping to the machine's observations, rule by rule (docs/spec.md, "Two bindings"):
- * - one trace holds the calls of one task: a `tasks/stream` for a second task is bad input,
- *   with a line that says to split the trace (docs/trace-format.md);
+ * - a translator reads the calls of one task: the checker gives each task of a trace its own
+ *   (`partitionBy: 'taskId'`, src/trace/task-partition.ts), and a `tasks/stream` for a second
+ *   task handed to one translator is bad input;
  * - `tasks/stream` with `after` is RECONNECT with cursor `after`, stream `taskId`; without
  *   `after` it opens the stream (OPEN) unless events of that task were already delivered (or an
  *   `events_gone` told the client its `earliestSeq`): then it is RECONNECT with the last seq
@@ -75,6 +76,19 @@ export interface TasksRules {
    * (rule 0: a false alarm), or an `open` of a fresh stream (its duplicates passed on again).
    */
   missingAfter: 'resume' | 'reconnect' | 'open';
+  /**
+   * A seam duplicate: on the answer to a resume, a `seq` that goes back to one this answer
+   * already passed on above the call's cursor (a receiver that replays its log, then its live
+   * feed, sends the overlap again). `drop` it, as SEP-2694's "Clients MUST tolerate duplicate
+   * delivery after reconnect" says, or take it as out of sequence order (`break`: a false alarm).
+   */
+  seam: 'drop' | 'break';
+  /**
+   * Where a call without `after` is judged from once an `events_gone` told the gap: the `later`
+   * of the last seq delivered and `earliestSeq - 1`, or always `earliestSeq - 1` (`gone`: a
+   * second recovery without `after`, after events past it came, reads the next seq as a skip).
+   */
+  knownEnd: 'later' | 'gone';
 }
 
 /** The rules this project derives from SEP-2694 (docs/spec.md). */
@@ -82,6 +96,8 @@ export const SEP_2694_RULES: TasksRules = {
   classifyOn: 'body',
   duplicate: 'drop',
   missingAfter: 'resume',
+  seam: 'drop',
+  knownEnd: 'later',
 };
 
 /** A JSON value in an error message, briefly (objects and arrays are named, not printed). */
@@ -101,7 +117,8 @@ function sequence(value: unknown, field: string): number {
   return value;
 }
 
-function taskIdOf(fact: WireFact): string {
+/** The `taskId` of a fact: a non-empty string, else a {@link WireFactError}. */
+export function taskIdOf(fact: WireFact): string {
   const v = fact['taskId'];
   if (typeof v !== 'string' || v === '') {
     throw new WireFactError(
@@ -176,6 +193,11 @@ export interface TaskNote {
    * cursor ahead of what the client received.
    */
   told?: number;
+  /**
+   * On a KEEPALIVE: the seq of a seam duplicate dropped (it went back, on the answer to a
+   * resume, to one this answer had passed on).
+   */
+  seam?: number;
 }
 
 /** The HTTP-like status the machine is fed for a JSON-RPC error: never 200, 404 or 410. */
@@ -200,6 +222,11 @@ class TasksTranslator implements BindingTranslator {
   private awaiting = false;
   /** The seq of the task's last event on the current call's answer, duplicates included. */
   private previous: number | null = null;
+  /**
+   * On the answer to a resume: the cursor the call was judged from. A `seq` above it that goes
+   * back to one already passed on is a seam duplicate. `null` on the answer to an opening call.
+   */
+  private seamFloor: number | null = null;
 
   constructor(private readonly rules: TasksRules) {}
 
@@ -211,11 +238,12 @@ class TasksTranslator implements BindingTranslator {
     t.cursor = this.cursor;
     t.awaiting = this.awaiting;
     t.previous = this.previous;
+    t.seamFloor = this.seamFloor;
     return t;
   }
 
   key(): string {
-    return `${this.task}|${this.delivered}|${this.gone}|${this.cursor}|${this.previous}|${this.awaiting ? 1 : 0}`;
+    return `${this.task}|${this.delivered}|${this.gone}|${this.cursor}|${this.previous}|${this.seamFloor}|${this.awaiting ? 1 : 0}`;
   }
 
   translate(fact: WireFact): Observation[] {
@@ -243,7 +271,7 @@ class TasksTranslator implements BindingTranslator {
    */
   private knownEnd(): number | null {
     const floor = this.gone === null ? null : this.gone - 1;
-    if (this.delivered === null) return floor;
+    if (this.delivered === null || (floor !== null && this.rules.knownEnd === 'gone')) return floor;
     return floor === null ? this.delivered : Math.max(this.delivered, floor);
   }
 
@@ -259,9 +287,11 @@ class TasksTranslator implements BindingTranslator {
     const calledBefore = this.task !== null;
     this.task = task;
     this.previous = null;
+    this.seamFloor = null;
     const note: TaskNote = { after };
     if (after !== null) {
       this.cursor = after;
+      this.seamFloor = after;
       this.awaiting = true;
       return [noted({ type: 'RECONNECT', cursor: after, stream: task }, note)];
     }
@@ -276,12 +306,14 @@ class TasksTranslator implements BindingTranslator {
       // retains": what the client has are duplicates, and the first new seq is known + 1 or
       // shows the gap (the receiver answers no events_gone to a call without after).
       this.cursor = known;
+      this.seamFloor = known;
       return [noted({ type: 'RECONNECT', cursor: known, stream: task }, note)];
     }
     if (known === null && calledBefore) {
       // A call again before any event: a resume from the task's start, proven only by
       // seq 0 (a receiver that lost the task and answers with an empty stream proves nothing).
       this.cursor = FIRST_SEQ - 1;
+      this.seamFloor = FIRST_SEQ - 1;
       this.awaiting = true;
       return [noted({ type: 'RECONNECT', cursor: FIRST_SEQ - 1, stream: task }, note)];
     }
@@ -311,6 +343,21 @@ class TasksTranslator implements BindingTranslator {
     // duplicate in order (a replay of what the client has, after a call) is tolerated.
     const inOrder = !ours || this.previous === null || seq >= this.previous;
     if (ours) this.previous = seq;
+    // SEP-2694: "Clients MUST tolerate duplicate delivery after reconnect". A receiver that
+    // answers a resume from its log, then from its live feed, sends the overlap again: a seq
+    // that goes back to one this answer passed on above the call's cursor is such a duplicate.
+    // Below the call's cursor, or on an opening call's answer, going back stays out of order.
+    const seam =
+      ours &&
+      !inOrder &&
+      this.seamFloor !== null &&
+      this.cursor !== null &&
+      seq > this.seamFloor &&
+      seq <= this.cursor;
+    if (seam && this.rules.seam === 'drop') {
+      out.push(noted({ type: 'KEEPALIVE' }, { seam: seq }));
+      return out;
+    }
     if (ours && inOrder && this.cursor !== null && seq <= this.cursor) {
       if (this.rules.duplicate === 'drop') {
         out.push({ type: 'KEEPALIVE' });
@@ -505,6 +552,8 @@ export function tasksBinding(rules: TasksRules): Binding {
     // A keepalive is read by the binding: after a call it is the call's answer (unproven).
     lineTypes: [...TASK_LINE_TYPES, 'keepalive'],
     nativeLines: ['idle-timeout', 'disconnect', 'decision'],
+    // A recording may interleave several tasks: each is judged with its own machine.
+    partitionBy: 'taskId',
     translator: () => new TasksTranslator(rules),
     phrase: taskPhrase,
   };

@@ -67,3 +67,21 @@ export const BINDING_MUTANTS: readonly BindingMutant[] = [
     { omitsCursor: true },
   ),
 ];
+
+/**
+ * Binding mutants that only recorded traces reach: the task-stream world's client neither
+ * recovers twice without `after` nor meets a receiver with a snapshot/live seam. The task corpus
+ * kills each (properties/trace/tasks-binding.test.ts, "corpus-only binding mutants").
+ */
+export const CORPUS_BINDING_MUTANTS: readonly BindingMutant[] = [
+  mutant(
+    'tasks-seam-duplicate-is-break',
+    'takes a seam duplicate (on the answer to a resume, a seq sent again after later ones, as a receiver that replays its log then its live feed does) for seq going back out of order: a break where SEP-2694 says clients MUST tolerate duplicate delivery after reconnect',
+    { seam: 'break' },
+  ),
+  mutant(
+    'tasks-recovery-from-earliest-seq',
+    'judges a call without after, once an events_gone told earliestSeq, always from earliestSeq - 1: after a first recovery delivered seqs past it, a second call without after reads the next new seq as a skip',
+    { knownEnd: 'gone' },
+  ),
+];

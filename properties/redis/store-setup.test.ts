@@ -18,7 +18,7 @@ import {
 } from '../../src/redis/index.js';
 import { UnreplayableCursorError, type StoredMessage } from '../../src/runtime/index.js';
 import { connectRedis, redisUrl, uniquePrefix } from '../support/redis.js';
-import { crashableRedis, PERSISTENCE, type Persistence } from '../support/redis-crash.js';
+import { PERSISTENCE, withRedis, type Persistence } from '../support/redis-crash.js';
 
 const msg = (i: number): StoredMessage => ({ jsonrpc: '2.0', method: 'm', params: { i } });
 const response = (id: number): StoredMessage => ({ jsonrpc: '2.0', id, result: { ok: true } });
@@ -42,21 +42,6 @@ const KEEP = (aof: string, fsync: string) =>
   `restart: 'keep' needs appendonly yes and appendfsync always, and Redis has appendonly ` +
   `${aof}, appendfsync ${fsync}: a crash would lose acknowledged events and issue their ids ` +
   `again; use restart: 'new-incarnation' (the default)`;
-
-/** A redis-server of the test's own with `args`, a client, and cleanup. */
-async function withRedis<T>(
-  persistence: Persistence,
-  run: (c: RedisClient, redis: Awaited<ReturnType<typeof crashableRedis>>) => Promise<T>,
-): Promise<T> {
-  const redis = await crashableRedis(persistence);
-  const c = await connectRedis(redis.url);
-  try {
-    return await run(c, redis);
-  } finally {
-    c.destroy();
-    await redis.stop();
-  }
-}
 
 async function ready(c: RedisClient): Promise<void> {
   for (let i = 0; i < 200 && !c.isReady; i++) await sleep(50);

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { connect } from 'node:net';
 import { findRedisServer } from '../../src/conformance/adapters/redis-server.js';
 import { freePort } from '../../src/conformance/adapters/tcp-front.js';
+import type { RedisClient } from '../../src/redis/index.js';
+import { connectRedis } from './redis.js';
 
 /** A persistence mode: its name and the redis-server settings that select it. */
 export interface Persistence {
@@ -102,4 +104,19 @@ export async function crashableRedis(persistence: Persistence): Promise<Crashabl
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A redis-server of the test's own with `args`, a client, and cleanup. */
+export async function withRedis<T>(
+  persistence: Persistence,
+  run: (c: RedisClient, redis: Awaited<ReturnType<typeof crashableRedis>>) => Promise<T>,
+): Promise<T> {
+  const redis = await crashableRedis(persistence);
+  const c = await connectRedis(redis.url);
+  try {
+    return await run(c, redis);
+  } finally {
+    c.destroy();
+    await redis.stop();
+  }
 }

@@ -20,6 +20,7 @@ export const REDIS_SUITES = [
   'properties/redis/multi-instance.test.ts',
   'properties/redis/store-setup.test.ts',
   'properties/redis/task-log-contract.test.ts',
+  'properties/redis/task-log-ttl.test.ts',
 ];
 
 /** The run's Redis URL, `''` when there is none. */

@@ -20,7 +20,8 @@ const task = fc.constantFrom('t1', 't1', 't1', 't2');
 
 /** One wire fact of a task trace, with `dup`: whether a repeat of it is inserted after it. */
 const fact = fc.oneof(
-  // A trace holds the calls of one task (a call for another is bad input); t2 only sends events.
+  // The calls of one task (several are judged per task: tasks-partition.test.ts); t2 only sends
+  // events, the receiver's misrouted ones.
   fc.record({
     type: fc.constant('tasks/stream'),
     taskId: fc.constant('t1'),

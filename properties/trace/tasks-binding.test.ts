@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
+import { BINDING_MUTANTS, CORPUS_BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
 import type { Binding } from '../../model/bindings/binding.js';
 import {
   mcpTasks,
@@ -61,6 +61,28 @@ async function only(lines: string[], options = {}) {
   return report.reconnects[0]!;
 }
 
+const tasksCases = readdirSync(CORPUS)
+  .filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl'))
+  .map((f) => f.slice(0, -'.jsonl'.length))
+  .filter((name) => expectedOf(name).exit !== 2);
+
+/** The corpus reports of a mutant that differ from the expected ones (a rejection differs too). */
+async function killedBy(binding: (typeof BINDING_MUTANTS)[number]['binding']): Promise<string[]> {
+  const differs: string[] = [];
+  for (const name of tasksCases) {
+    const e = expectedOf(name);
+    const args = e.args ?? [];
+    const b = args.indexOf('--proof-budget');
+    const got = await checkTrace(corpusLines(name), {
+      binding,
+      strict: args.includes('--strict'),
+      ...(b >= 0 ? { proofBudget: Number(args[b + 1]) } : {}),
+    }).catch((err: Error) => err.message);
+    if (JSON.stringify(got) !== JSON.stringify(e.report)) differs.push(name);
+  }
+  return differs;
+}
+
 describe('mcp-tasks: task lines as observations', () => {
   it('a resume whose after is behind the last seq delivered is proven by after + 1, not by the last seq + 1', async () => {
     // SEP-2694: persist a seq only once processed, so after may lag what was received.
@@ -78,18 +100,6 @@ describe('mcp-tasks: task lines as observations', () => {
     const report = await checkTrace([HEAD, call(), ev(0), ev(1), ev(2), ev(0), ev(3)]);
     expect(report.breaks.map((b) => [b.line, b.expected, b.got])).toEqual([[6, 3, 0]]);
     expect(report.breaks[0]!.reason).toMatch(/seq went back inside one live stream/);
-  });
-
-  it('a call for a second task is bad input that says to split the trace, pending resume or not', async () => {
-    for (const lines of [
-      [HEAD, call(), ev(0), ev(1), '{"type":"disconnect"}', call(undefined, 't2'), ev(0, 't2')],
-      [HEAD, call(), ev(0), '{"type":"disconnect"}', call(0), call(undefined, 't2')],
-      [HEAD, call(), call(undefined, 't2'), ev(0), ev(0, 't2')],
-    ]) {
-      await expect(checkTrace(lines)).rejects.toThrow(
-        /^line \d+: tasks\/stream for a second task "t2": .*split it into one trace per task/,
-      );
-    }
   });
 
   it("another task's event inside an accepted stream is a break", async () => {
@@ -343,28 +353,6 @@ describe('choosing the binding', () => {
 });
 
 describe('binding mutants', () => {
-  const tasksCases = readdirSync(CORPUS)
-    .filter((f) => f.startsWith('tasks-') && f.endsWith('.jsonl'))
-    .map((f) => f.slice(0, -'.jsonl'.length))
-    .filter((name) => expectedOf(name).exit !== 2);
-
-  /** The corpus reports of a mutant that differ from the expected ones (a rejection differs too). */
-  async function killedBy(binding: (typeof BINDING_MUTANTS)[number]['binding']): Promise<string[]> {
-    const differs: string[] = [];
-    for (const name of tasksCases) {
-      const e = expectedOf(name);
-      const args = e.args ?? [];
-      const b = args.indexOf('--proof-budget');
-      const got = await checkTrace(corpusLines(name), {
-        binding,
-        strict: args.includes('--strict'),
-        ...(b >= 0 ? { proofBudget: Number(args[b + 1]) } : {}),
-      }).catch((err: Error) => err.message);
-      if (JSON.stringify(got) !== JSON.stringify(e.report)) differs.push(name);
-    }
-    return differs;
-  }
-
   it('the real binding passes the whole task corpus', async () => {
     expect(await killedBy(mcpTasks)).toEqual([]);
   });
@@ -393,6 +381,67 @@ describe('binding mutants', () => {
         expected,
         code,
       ]);
+    },
+  );
+});
+
+describe('corpus-only binding mutants', () => {
+  const mutantNamed = (name: string) => CORPUS_BINDING_MUTANTS.find((m) => m.name === name)!;
+
+  it('a seam duplicate (a resumed answer sends again what it passed on) is dropped, with --strict too, and noted', async () => {
+    const lines = corpusLines('tasks-seam-duplicates-strict');
+    const report = await checkTrace(lines, { strict: true });
+    expect([report.breaks, report.exitCode]).toEqual([[], 0]);
+    expect(report.summary.notes?.[0]).toMatch(
+      /^line 15: seq 7 came again on the answer to a resume, after later seqs \(a snapshot\/live seam\)/,
+    );
+    // The mutant that reads it as out of order breaks the stream: a false alarm.
+    const mutant = await checkTrace(lines, {
+      strict: true,
+      binding: mutantNamed('tasks-seam-duplicate-is-break').binding,
+    });
+    expect(mutant.breaks.map((b) => [b.line, b.expected, b.got])).toEqual([[15, 9, 7]]);
+    expect(mutant.exitCode).toBe(1);
+  });
+
+  it("going back below the call's cursor, or past the seam to a gap, is still judged", async () => {
+    // After 2: seq 3, then 0 (below the cursor): out of sequence order, a rewind.
+    const rewind = await only([...resumeAfter(2, 2), ev(3), ev(0)]);
+    expect([rewind.expected, rewind.code]).toEqual(['resumed', 'successor']);
+    const back = await checkTrace([...resumeAfter(2, 2), ev(3), ev(0), ev(4)]);
+    expect(back.breaks.map((b) => [b.expected, b.got])).toEqual([[4, 0]]);
+    // A seam, then a skip: 6, 7, 8, 7, 10 after 5 loses 9.
+    const skip = await checkTrace([...resumeAfter(5, 5), ev(6), ev(7), ev(8), ev(7), ev(10)]);
+    expect(skip.breaks.map((b) => [b.expected, b.got])).toEqual([[9, 10]]);
+    // On the answer to an opening call no reconnect came: going back is a break.
+    const live = await checkTrace([HEAD, call(), ev(0), ev(1), ev(2), ev(1), ev(3)]);
+    expect(live.breaks.map((b) => [b.expected, b.got])).toEqual([[3, 1]]);
+  });
+
+  it('two recoveries without after: the second is judged from the last seq received, not earliestSeq - 1', async () => {
+    const lines = corpusLines('tasks-two-recoveries-without-after').filter(
+      (l) => !l.includes('"decision"'),
+    );
+    const report = await checkTrace(lines);
+    expect(report.reconnects.map((r) => [r.line, r.cursor, r.expected, r.code])).toEqual([
+      [6, 1, 'resumption-failed', 'cursor-below-floor'],
+      [8, 99, 'resumed', 'successor'],
+      [16, 105, 'resumed', 'successor'],
+    ]);
+    const mutant = await checkTrace(lines, {
+      binding: mutantNamed('tasks-recovery-from-earliest-seq').binding,
+    });
+    expect(mutant.reconnects.at(-1)).toMatchObject({
+      cursor: 99,
+      expected: 'resumption-failed',
+      code: 'skip',
+    });
+  });
+
+  it.each(CORPUS_BINDING_MUTANTS.map((m) => [m.name, m] as const))(
+    'the corpus kills %s',
+    async (_name, m) => {
+      expect(await killedBy(m.binding)).not.toEqual([]);
     },
   );
 });

@@ -81,6 +81,9 @@ mcp-tasks reads MCP task event streams (SEP-2694 draft) instead:
    "earliestSeq":100}}}                           an error answer; events_gone is classified on the
                                                   body (resumption-failed, even as HTTP 410)
   plus keepalive, idle-timeout, disconnect and decision lines as above.
+  A trace of several tasks is judged per task, each by its own machine, in one report; a line
+  without taskId (result, error, keepalive, disconnect, idle-timeout, decision) belongs to the
+  one task it can, else it needs "taskId" (bad input without it).
 
 Expected outcome: the first of resumed, resumption-failed or session-lost that the machine
 reaches in the window; delayed if it stays delayed until the window closes (with --proof-budget,
@@ -115,7 +118,8 @@ Options:
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
 false-alarm, misclassified, a dropped call); 2 bad input, one line naming the line: a line longer than 64 Mi
-characters, invalid JSON, unknown type,
+characters or nested deeper than 131072 levels, more than 100000 stream names since an open or
+10000 tasks (memory stays bounded), invalid JSON, unknown type,
 missing or non-integer cursor or id, negative id, response or decision before any reconnect,
 unknown outcome.`;
 

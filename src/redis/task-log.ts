@@ -17,7 +17,8 @@
  * refused ({@link TaskLostError}) and so is a stream (`-32602`, "was lost"). A task whose keys
  * are gone (Redis lost everything) is an unknown task. `restart: 'keep'` skips the check and is
  * refused unless Redis runs with `appendonly yes` and `appendfsync always` (as for
- * `RedisContinuityEventStore`); an eviction policy is refused always.
+ * `RedisContinuityEventStore`); an eviction policy is refused always (read again every
+ * `settingsCheckMs`).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -62,14 +63,41 @@ export interface RedisTaskEventLogOptions {
   ttlSeconds?: number;
   /** Bound (ms) on each Redis command; beyond it `EventStoreUnavailableError`. Default 2000. */
   commandTimeoutMs?: number;
-  /** Bound (ms) on each `XREAD BLOCK` of a live reader. Default 1000. */
+  /**
+   * Bound (ms) on each `XREAD BLOCK` of a live reader. Default 1000; at most half the TTL, so
+   * that a waiting reader refreshes the task's keys before they expire.
+   */
   blockMs?: number;
+  /**
+   * How long (ms) a check of Redis's settings (`maxmemory-policy`, and for `'keep'` the AOF)
+   * holds: creations, appends and openings read them again once it is older, so a policy set
+   * while the log runs is refused from then on (and at once after a Redis restart). Default
+   * 10000; 0: read before every one.
+   */
+  settingsCheckMs?: number;
   /**
    * What a Redis restart does to the tasks' logs: `'new-incarnation'` (default) refuses to
    * append to, or stream, a task created before it; `'keep'` goes on, and is refused without
    * `appendonly yes` and `appendfsync always`.
    */
   restart?: 'new-incarnation' | 'keep';
+}
+
+/**
+ * A live reader's task expired while the reader was away (it paused longer than 1.5 × the TTL,
+ * so nothing refreshed the task's keys): its events from `seq` on are gone, and no append can
+ * come any more. The reader ends with this error rather than wait for ever.
+ */
+export class TaskExpiredError extends Error {
+  constructor(
+    readonly taskId: string,
+    readonly seq: number,
+  ) {
+    super(
+      `task ${JSON.stringify(taskId)} expired while its reader was away (unused longer than 1.5 × ttlSeconds): its events from seq ${seq} on are gone`,
+    );
+    this.name = 'TaskExpiredError';
+  }
 }
 
 /** Appending to a task created before a Redis restart (another incarnation) was refused. */
@@ -165,8 +193,13 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
   private readonly timeoutMs: number;
   private readonly blockMs: number;
   private readonly restart: 'new-incarnation' | 'keep';
+  private readonly settingsCheckMs: number;
   /** The `run_id` whose settings were checked (undefined: not yet, or refused). */
   private checked: Promise<string> | undefined;
+  /** When that check started (`performance.now()`): it holds `settingsCheckMs`. */
+  private checkedAt = 0;
+  /** The live readers' waits, on one connection of their own. */
+  private readonly waits: LiveWaits;
 
   constructor(options: RedisTaskEventLogOptions) {
     this.client = options.client;
@@ -181,10 +214,17 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
     this.ttlMs = (options.ttlSeconds ?? 3600) * 1000;
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.blockMs = options.blockMs ?? 1000;
+    this.settingsCheckMs = options.settingsCheckMs ?? 10_000;
+    this.waits = new LiveWaits(this.client, this.timeoutMs);
     this.restart = options.restart ?? 'new-incarnation';
     if (this.restart !== 'new-incarnation' && this.restart !== 'keep') {
       throw new Error(`restart must be 'new-incarnation' or 'keep', not ${String(this.restart)}`);
     }
+  }
+
+  /** Connections held for live readers: one while any reader waits, else none. */
+  get liveConnections(): number {
+    return this.waits.connections;
   }
 
   private meta(taskId: string): string {
@@ -231,6 +271,11 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
 
   private setup(): Promise<string> {
     if (!this.setupCheck()) return Promise.resolve('');
+    // A check holds settingsCheckMs: a policy set later is read (and refused) after it.
+    if (this.checked !== undefined && performance.now() - this.checkedAt >= this.settingsCheckMs) {
+      this.checked = undefined;
+    }
+    if (this.checked === undefined) this.checkedAt = performance.now();
     const check = (this.checked ??= (async () => {
       const info = String(await this.command<string>(['INFO']));
       const field = (f: string) => new RegExp(`^${f}:(.*?)\\r?$`, 'm').exec(info)?.[1];
@@ -430,7 +475,7 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
 
   /**
    * Every event of the task from `from` on: the retained ones in pages (`XRANGE`), then live
-   * ones (`XREAD BLOCK` on a connection of its own, opened only when the reader waits), until
+   * ones (`XREAD BLOCK` on the connection every waiting reader of this log shares: LiveWaits), until
    * the end entry or `signal`. A gap (events trimmed before they were read) throws
    * `EventsGoneError`, never a skip.
    */
@@ -441,90 +486,55 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
   ): AsyncGenerator<TaskEvent, void, undefined> {
     const key = this.events(taskId);
     let next = from;
-    let conn: RedisClient | undefined;
-    const onAbort = () => conn?.destroy();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      for (;;) {
-        let page = await this.command<Entry[]>([
-          'XRANGE',
-          key,
-          `0-${next + 1}`,
-          '+',
-          'COUNT',
-          '256',
-        ]);
-        if (page.length === 0) {
-          if (signal?.aborted) return;
-          if (conn === undefined) {
-            conn = this.client.duplicate();
-            conn.on('error', () => {});
-            // Bounded: node-redis retries a refused connection for ever (Redis gone while a
-            // reader starts to wait); the reader ends with the error instead.
-            try {
-              await withinMs(conn.connect(), this.timeoutMs);
-            } catch (e) {
-              if (signal?.aborted) return;
-              throw new EventStoreUnavailableError(
-                `Redis did not answer a live reader of task ${JSON.stringify(taskId)}: ${e instanceof Error ? e.message : String(e)}`,
-              );
-            }
-            if (signal?.aborted) return;
-          }
-          const bound = this.blockMs + this.timeoutMs;
-          let reply: unknown;
-          try {
-            reply = await withinMs(
-              conn.sendCommand<unknown>(
-                [
-                  'XREAD',
-                  'COUNT',
-                  '256',
-                  'BLOCK',
-                  String(this.blockMs),
-                  'STREAMS',
-                  key,
-                  `0-${next}`,
-                ],
-                { timeout: bound },
-              ),
-              bound,
-            );
-          } catch (e) {
-            if (signal?.aborted) return;
-            throw new EventStoreUnavailableError(
-              `Redis did not answer XREAD of a live reader of task ${JSON.stringify(taskId)}: ${e instanceof Error ? e.message : String(e)}`,
-            );
-          }
-          page = xreadEntries(reply);
-          if (page.length === 0) {
-            // Nothing for blockMs: a waiting reader is a use of the task (its TTL).
-            if (this.ttlMs > 0) {
-              const ttl = String(this.ttlMs * 1.5);
-              await this.command(['PEXPIRE', this.meta(taskId), ttl]);
-              await this.command(['PEXPIRE', key, ttl]);
-            }
-            continue;
-          }
-        }
-        for (const [id, fields] of page) {
-          const seq = Number(id.slice(2)) - 1;
-          if (fields[0] === 'end') return;
-          if (seq !== next) {
-            throw new EventsGoneError(taskId, await this.earliest(taskId, seq));
-          }
-          yield this.event(
-            taskId,
-            seq,
-            fields[1]!,
-            JSON.parse(fields[3]!) as Record<string, unknown>,
-          );
-          next += 1;
-        }
+    // The task's keys were refreshed by the opening: a reader refreshes them again once half
+    // the TTL has passed (waiting, or reading a long backlog slowly), and finds out that they
+    // expired (it paused past 1.5 × the TTL) by the refresh itself: an error, never a wait.
+    let touched = performance.now();
+    /** The task's keys expired: the events already read are passed on, then the error. */
+    let expired = false;
+    const touch = async () => {
+      if (expired || this.ttlMs <= 0 || performance.now() - touched < this.ttlMs / 2) return;
+      const ttl = String(this.ttlMs * 1.5);
+      const [kept] = await Promise.all([
+        this.command<number>(['PEXPIRE', this.meta(taskId), ttl]),
+        this.command<number>(['PEXPIRE', key, ttl]),
+      ]);
+      touched = performance.now();
+      expired = Number(kept) === 0;
+    };
+    // A wait never outlasts half the TTL, so a waiting reader refreshes in time.
+    const blockMs =
+      this.ttlMs > 0
+        ? Math.max(1, Math.min(this.blockMs, Math.floor(this.ttlMs / 2)))
+        : this.blockMs;
+    for (;;) {
+      await touch();
+      if (expired) throw new TaskExpiredError(taskId, next);
+      let page = await this.command<Entry[]>(['XRANGE', key, `0-${next + 1}`, '+', 'COUNT', '256']);
+      if (page.length === 0) {
+        if (signal?.aborted) return;
+        page = await this.waits.wait(taskId, key, next, blockMs, signal);
+        if (signal?.aborted) return;
+        // Nothing for blockMs: a waiting reader is a use of the task (its TTL, at the top).
+        if (page.length === 0) continue;
       }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      conn?.destroy();
+      for (const [id, fields] of page) {
+        const seq = Number(id.slice(2)) - 1;
+        if (fields[0] === 'end') return;
+        if (seq !== next) {
+          throw new EventsGoneError(taskId, await this.earliest(taskId, seq));
+        }
+        // A reader slow through a page is a use of the task too (and learns if it expired:
+        // the page, already read, is passed on first).
+        await touch();
+        yield this.event(
+          taskId,
+          seq,
+          fields[1]!,
+          JSON.parse(fields[3]!) as Record<string, unknown>,
+        );
+        next += 1;
+      }
     }
   }
 
@@ -535,12 +545,183 @@ export class RedisTaskEventLog implements AsyncTaskEventLog {
   }
 }
 
-/** The entries of the one stream of an `XREAD` reply (RESP2 array, RESP3 map, or `null`). */
-function xreadEntries(reply: unknown): Entry[] {
-  if (reply === null) return [];
-  if (Array.isArray(reply)) return (reply[0] as [string, Entry[]])[1];
-  if (reply instanceof Map) return [...reply.values()][0] as Entry[];
-  return Object.values(reply as object)[0] as Entry[];
+/** The entries per stream of an `XREAD` reply (RESP2 array, RESP3 map, or `null`). */
+function xreadEntries(reply: unknown): Map<string, Entry[]> {
+  if (reply === null || reply === undefined) return new Map();
+  if (Array.isArray(reply)) {
+    return new Map((reply as [string, Entry[]][]).map(([k, e]) => [String(k), e]));
+  }
+  if (reply instanceof Map) return new Map([...reply].map(([k, e]) => [String(k), e as Entry[]]));
+  return new Map(Object.entries(reply as Record<string, Entry[]>));
+}
+
+/** The seq after which an entry id `0-<n>` comes (`n`), as a number. */
+const entryNumber = (id: string) => Number(id.slice(2));
+
+/** A live reader waiting for its stream to grow past `from` (entry number). */
+interface Waiter {
+  taskId: string;
+  key: string;
+  from: number;
+  /** When its wait is over (`performance.now()`): answered `[]` then, to refresh and look again. */
+  until: number;
+  resolve(entries: Entry[]): void;
+  reject(e: Error): void;
+}
+
+/**
+ * The waits of every live reader of one log, on one connection: one `XREAD BLOCK` names every
+ * stream a reader waits on, and each reader gets its stream's entries (or none, after the
+ * block, to refresh its task and look again). A reader that starts to wait while an `XREAD` is
+ * blocked without its stream unblocks it (`CLIENT UNBLOCK`), so it waits no longer than it
+ * would alone. The connection is opened by the first wait and closed when no reader waits:
+ * 2,000 waiting readers hold one connection, not one each.
+ */
+class LiveWaits {
+  private readonly waiters = new Set<Waiter>();
+  private conn: RedisClient | undefined;
+  /** The connection's `CLIENT ID`, for `CLIENT UNBLOCK`. */
+  private connId: number | undefined;
+  /** The readers the `XREAD` in flight names (`undefined`: none in flight). */
+  private inFlight: Set<Waiter> | undefined;
+  private unblockSent = false;
+  private running = false;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Connections this log holds for its live readers (0 or 1). */
+  get connections(): number {
+    return this.conn === undefined ? 0 : 1;
+  }
+
+  /** Entries of `key` after entry number `from` (waits at most `blockMs`; `[]`: none yet). */
+  wait(
+    taskId: string,
+    key: string,
+    from: number,
+    blockMs: number,
+    signal?: AbortSignal,
+  ): Promise<Entry[]> {
+    return new Promise<Entry[]>((resolve, reject) => {
+      const w: Waiter = { taskId, key, from, until: performance.now() + blockMs, resolve, reject };
+      const onAbort = () => {
+        if (this.waiters.delete(w)) resolve([]);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done =
+        <T>(f: (v: T) => void) =>
+        (v: T) => {
+          signal?.removeEventListener('abort', onAbort);
+          f(v);
+        };
+      w.resolve = done(resolve);
+      w.reject = done(reject);
+      this.waiters.add(w);
+      if (!this.running) void this.run();
+      else if (this.inFlight !== undefined && !this.inFlight.has(w)) this.unblock();
+    });
+  }
+
+  /** Ends the `XREAD` in flight early, so that the next one names the new reader's stream. */
+  private unblock(): void {
+    if (this.unblockSent || this.connId === undefined || !this.client.isReady) return;
+    this.unblockSent = true;
+    void this.client
+      .sendCommand(['CLIENT', 'UNBLOCK', String(this.connId)], { timeout: this.timeoutMs })
+      .catch(() => {});
+  }
+
+  private async connection(): Promise<RedisClient> {
+    if (this.conn !== undefined) return this.conn;
+    const conn = this.client.duplicate();
+    conn.on('error', () => {});
+    try {
+      // Bounded: node-redis retries a refused connection for ever (Redis gone while a reader
+      // starts to wait); the readers end with the error instead.
+      await withinMs(conn.connect(), this.timeoutMs);
+      this.connId = Number(
+        await withinMs(conn.sendCommand<number>(['CLIENT', 'ID']), this.timeoutMs),
+      );
+    } catch (e) {
+      conn.destroy();
+      throw e;
+    }
+    this.conn = conn;
+    return conn;
+  }
+
+  private close(): void {
+    this.conn?.destroy();
+    this.conn = undefined;
+    this.connId = undefined;
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.waiters.size > 0) {
+        const batch = [...this.waiters];
+        const from = new Map<string, number>();
+        for (const w of batch) from.set(w.key, Math.min(from.get(w.key) ?? w.from, w.from));
+        const now = performance.now();
+        const block = Math.max(1, Math.ceil(Math.min(...batch.map((w) => w.until)) - now));
+        const bound = block + this.timeoutMs;
+        let entries: Map<string, Entry[]>;
+        try {
+          const conn = await this.connection();
+          this.inFlight = new Set(batch);
+          this.unblockSent = false;
+          const reply = await withinMs(
+            conn.sendCommand<unknown>(
+              [
+                'XREAD',
+                'COUNT',
+                '256',
+                'BLOCK',
+                String(block),
+                'STREAMS',
+                ...from.keys(),
+                ...[...from.values()].map((n) => `0-${n}`),
+              ],
+              { timeout: bound },
+            ),
+            bound,
+          );
+          entries = xreadEntries(reply);
+        } catch (e) {
+          this.close();
+          const why = e instanceof Error ? e.message : String(e);
+          for (const w of batch) {
+            if (!this.waiters.delete(w)) continue;
+            w.reject(
+              new EventStoreUnavailableError(
+                `Redis did not answer XREAD of a live reader of task ${JSON.stringify(w.taskId)}: ${why}`,
+              ),
+            );
+          }
+          continue;
+        } finally {
+          this.inFlight = undefined;
+        }
+        // A reader with entries gets them; one without waits on (an XREAD ended early for a
+        // newcomer, or for another reader's entries) until its own wait is over.
+        const after = performance.now();
+        for (const w of batch) {
+          if (!this.waiters.has(w)) continue;
+          const mine = (entries.get(w.key) ?? []).filter(([id]) => entryNumber(id) > w.from);
+          if (mine.length === 0 && after < w.until) continue;
+          this.waiters.delete(w);
+          w.resolve(mine);
+        }
+      }
+    } finally {
+      this.running = false;
+      this.close();
+    }
+  }
 }
 
 /** The JSON-RPC error of a lost task, as `openStream` answers it (for hosts and tests). */

@@ -4,7 +4,11 @@
  * `mcp-resumption/runtime` and outside src/runtime/ (the deployable folder): `taskStreamGuard`
  * itself takes no mutant.
  */
+import { SEP_2694_RULES, tasksBinding } from '../../model/bindings/mcp-tasks.js';
+import { TaskGuardRuntime } from '../runtime/task-guard-runtime.js';
+import type { Track } from '../runtime/task-guard-track.js';
 import {
+  guardOver,
   taskGuardWith,
   type TaskGuardMutantName,
   type TaskStreamGuard,
@@ -56,4 +60,26 @@ export function mutantTaskGuard(
   name: TaskGuardMutantName,
 ): TaskStreamGuard {
   return taskGuardWith(options, name);
+}
+
+/**
+ * A task guard whose every task is read by the binding mutant `tasks-recovery-from-earliest-seq`
+ * (model/mutants/binding-mutants.ts): a call without `after`, once an `events_gone` told
+ * `earliestSeq`, is judged from `earliestSeq - 1` even after later seqs were handed on. Built
+ * as a subclass of the runtime, outside src/runtime/: the guard has no switch for it.
+ */
+class RecoversFromEarliestSeq extends TaskGuardRuntime {
+  private readonly mutantBinding = tasksBinding({ ...SEP_2694_RULES, knownEnd: 'gone' });
+
+  override trackOf(taskId: string): Track {
+    const fresh = !this.tracks.has(taskId);
+    const track = super.trackOf(taskId);
+    if (fresh) track.translator = this.mutantBinding.translator!();
+    return track;
+  }
+}
+
+/** `taskStreamGuard` that judges every recovery without `after` from `earliestSeq - 1`. */
+export function recoversFromEarliestSeqGuard(options: TaskStreamGuardOptions): TaskStreamGuard {
+  return guardOver(new RecoversFromEarliestSeq(options, undefined));
 }

@@ -66,7 +66,14 @@ export function taskGuardWith(
   options: TaskStreamGuardOptions,
   mutant: TaskGuardMutantName | undefined,
 ): TaskStreamGuard {
-  const g = new TaskGuardRuntime(options, mutant);
+  return guardOver(new TaskGuardRuntime(options, mutant));
+}
+
+/**
+ * The guard's interface over a runtime: `taskGuardWith`'s, or a runtime subclass built outside
+ * src/runtime/ (src/runtime-mutants/task-guard-mutants.ts). @internal
+ */
+export function guardOver(g: TaskGuardRuntime): TaskStreamGuard {
   return {
     follow: (params, answer) => g.follow(params, answer),
     async *stream(fetchFn, url, taskId, init = {}) {

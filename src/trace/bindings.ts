@@ -10,6 +10,7 @@ import {
   bindingNamed,
   WireFactError,
   type Binding,
+  type BindingTranslator,
 } from '../../model/bindings/index.js';
 import {
   parseJsonLine,
@@ -58,47 +59,85 @@ const BINDING_EMITS: ReadonlySet<string> = new Set([
 const DROPPED: readonly Observation[] = [{ type: 'KEEPALIVE' }];
 
 /**
+ * The observations a binding's translator makes of one fact of its own vocabulary (a dropped
+ * fact: one KEEPALIVE, which still carries the fact's time), with the fact's `t` when time is
+ * read. Throws a {@link TraceInputError} naming the line for bad input in the fact.
+ */
+export function translateFact(
+  translator: BindingTranslator,
+  obj: Record<string, unknown>,
+  line: number,
+  readTime: boolean,
+): readonly ReadItem[] {
+  let observations: Observation[];
+  try {
+    observations = translator.translate(obj);
+  } catch (e) {
+    if (e instanceof WireFactError) throw new TraceInputError(line, e.message);
+    throw e;
+  }
+  for (const o of observations) {
+    if (!BINDING_EMITS.has(o.type))
+      throw new Error(`a binding translated a fact into ${o.type}, which no binding may emit`);
+  }
+  // A dropped fact still carries its time: the budget runs on it.
+  const items = observations.length > 0 ? observations : DROPPED;
+  return readTime ? items.map((o) => withTime(o, obj, line)) : items;
+}
+
+/** The vocabulary of a binding: its own line types, and the native ones it keeps. */
+export interface Vocabulary {
+  own: ReadonlySet<string>;
+  native: ReadonlySet<string>;
+}
+
+/** The line types `binding` reads: its own, and the native ones it keeps. */
+export function vocabularyOf(binding: Binding): Vocabulary {
+  return {
+    own: new Set(binding.lineTypes),
+    native: new Set(binding.nativeLines ?? TRACE_LINE_TYPES),
+  };
+}
+
+/** Bad input: a line whose `type` is not in the binding's vocabulary (or a late binding line). */
+export function unknownLineType(
+  binding: Binding,
+  vocabulary: Vocabulary,
+  type: unknown,
+  line: number,
+): TraceInputError {
+  if (type === 'binding') {
+    return new TraceInputError(line, 'a binding line must be the first line of the trace');
+  }
+  const expected = [...vocabulary.own, ...vocabulary.native].join(', ');
+  return new TraceInputError(
+    line,
+    type === undefined
+      ? `a trace line needs a "type" (under binding ${binding.name}: one of ${expected})`
+      : `unknown type ${show(type)} under binding ${binding.name} (expected one of ${expected})`,
+  );
+}
+
+/**
  * The reader of a binding's lines, or `undefined` for a binding whose vocabulary is the native
- * format's (`mcp-sse`): the checker then parses lines itself, as it always has.
+ * format's (`mcp-sse`): the checker then parses lines itself, as it always has. One translator
+ * reads every line (a trace of one recording).
  */
 export function lineReaderFor(binding: Binding, idPattern?: IdPattern): LineReader | undefined {
   if (binding.translator === undefined) return undefined;
   const translator = binding.translator();
-  const own = new Set(binding.lineTypes);
-  const native = new Set(binding.nativeLines ?? TRACE_LINE_TYPES);
-  const expected = [...binding.lineTypes, ...native].join(', ');
+  const vocabulary = vocabularyOf(binding);
   return (text, line, readTime) => {
     const obj = parseJsonLine(text, line);
     if (obj === null) return [];
     const type = obj['type'];
-    if (typeof type === 'string' && own.has(type)) {
-      let observations: Observation[];
-      try {
-        observations = translator.translate(obj);
-      } catch (e) {
-        if (e instanceof WireFactError) throw new TraceInputError(line, e.message);
-        throw e;
-      }
-      for (const o of observations) {
-        if (!BINDING_EMITS.has(o.type))
-          throw new Error(`a binding translated a fact into ${o.type}, which no binding may emit`);
-      }
-      // A dropped fact still carries its time: the budget runs on it.
-      const items = observations.length > 0 ? observations : DROPPED;
-      return readTime ? items.map((o) => withTime(o, obj, line)) : items;
+    if (typeof type === 'string' && vocabulary.own.has(type)) {
+      return translateFact(translator, obj, line, readTime);
     }
-    if (typeof type === 'string' && native.has(type)) {
+    if (typeof type === 'string' && vocabulary.native.has(type)) {
       return [parseTraceObject(obj, line, idPattern, readTime)];
     }
-    if (type === 'binding') {
-      throw new TraceInputError(line, 'a binding line must be the first line of the trace');
-    }
-    throw new TraceInputError(
-      line,
-      type === undefined
-        ? `a trace line needs a "type" (under binding ${binding.name}: one of ${expected})`
-        : `unknown type ${show(type)} under binding ${binding.name} (expected one of ${expected})`,
-    );
+    throw unknownLineType(binding, vocabulary, type, line);
   };
 }
 
