@@ -12,7 +12,7 @@ export const RULES: readonly string[] = [
   'status 404 or 410 -> session-lost',
   'any other non-200 status -> resumption-failed',
   'the server says the session is not durable, or its epoch differs -> resumption-failed',
-  'a declared floor F with c < F-1 -> resumption-failed (events c+1..F-1 are gone)',
+  'a declared floor F with c < F-1 -> resumption-failed (events c+1..F-1 are gone); a stated head H < c -> resumption-failed; H = c -> resumed (caught up: nothing is owed, no clock fails it, the next event must be c+1)',
   'first event: id = c+1 -> resumed; id > c+1 skip, id <= c rewind, other stream, id-less data -> resumption-failed',
   'no event yet: floor F <= c+1 -> delayed while open; no floor -> unproven: a clean end is a poll (reconnect with the same cursor, same episode); a disconnect or the proof budget running out -> resumption-failed',
 ];
@@ -25,6 +25,8 @@ export const RULE_OF: Record<ReasonCode, number> = {
   'not-durable': 4,
   'epoch-changed': 4,
   'cursor-below-floor': 5,
+  'head-behind': 5,
+  'caught-up': 5,
   successor: 6,
   skip: 6,
   rewind: 6,

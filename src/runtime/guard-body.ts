@@ -10,7 +10,13 @@ import { settlementEvent } from './call-settlement.js';
 import type { GuardCore } from './guard-core.js';
 import type { Track } from './guard-track.js';
 import { SseLines } from './id-only-blocks.js';
-import { ackFloor, eventLine, isResponseMessage, serialize } from './guard-wire.js';
+import {
+  ackStatement,
+  eventLine,
+  isResponseMessage,
+  serialize,
+  type AckStatement,
+} from './guard-wire.js';
 
 type Body = ReadableStream<Uint8Array>;
 type Controller = ReadableStreamDefaultController<Uint8Array>;
@@ -121,8 +127,8 @@ export class GuardBody {
   }
 
   /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
-  private first(floor?: number): void {
-    if (this.track.held) this.stop(this.core.answer(this.track, floor));
+  private first(ack?: AckStatement): void {
+    if (this.track.held) this.stop(this.core.answer(this.track, ack));
   }
 
   /**
@@ -171,10 +177,10 @@ export class GuardBody {
     const { core, track } = this;
     this.refusedElsewhere();
     if (this.failure) return;
-    const floor = track.held ? ackFloor(ev) : undefined;
-    this.first(floor);
+    const ack = track.held ? ackStatement(ev) : undefined;
+    this.first(ack);
     if (this.failure) return;
-    if (floor !== undefined) return this.forward(ev);
+    if (ack !== undefined) return this.forward(ev);
     if (!ev.id) {
       // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6). It may
       // be the response itself (a 2026-07-28 server sends no ids).
