@@ -167,8 +167,8 @@ export class GuardBody {
     if (this.track.held && this.core.mutant === 'comment-ends-first-check') {
       this.commentFirst = true;
     }
-    this.first();
-    if (this.failure) return;
+    // A comment is not the answer's first block (rule 5.1, review S7): it states nothing, so
+    // the answer stays held for the first event or message, which may be the acknowledgment.
     this.stop(this.core.record(this.track, { type: 'keepalive' }));
     this.forward(`:${c}\n\n`);
   }
