@@ -89,16 +89,19 @@ const PROOF = [
   { ack: false, Q: 500 },
 ] as const;
 const RING = [{ D: null }, { D: 1 }] as const;
+const HEAD = { head: true, P: 4_001 } as const;
 
 /** The three scopes. */
 export const SCOPES: Record<ScopeName, Scope> = {
-  // Five deployments, each differing from the base in one way: enough to kill every mutant of
+  // Six deployments, each differing from the base in one way: enough to kill every mutant of
   // the zoo, small enough that `npm test` searches it for every policy in seconds.
   small: {
     name: 'small',
     N: 2,
     bounds: { restarts: 1, disconnects: 1, reconnects: 1, otherEmits: 1 },
-    axes: [[{}, STORE[2], PROOF[1], { priming: 'none' }, RING[1]]],
+    // The sixth: a server that states its head (docs/spec.md#caught-up), judged without
+    // proofWithinBudget, with a budget that covers one idle timeout and two back-offs only.
+    axes: [[{}, STORE[2], PROOF[1], { priming: 'none' }, RING[1], HEAD]],
   },
   medium: {
     name: 'medium',

@@ -93,7 +93,11 @@ function judgeEnded(
   const whys: string[] = [];
   // The conditions of validity, computed once for the claims that read them (as `judge` in
   // model/world/property.ts does), not once per claim.
-  const options = { broken: brokenConditions(w) };
+  // A server that states its head (docs/spec.md#caught-up): NoFalseAlarm and Delivery are
+  // judged without proofWithinBudget, whatever the tool's silences (issue 37).
+  const options = {
+    broken: brokenConditions(w, w.cfg.head ? 'proofWithinBudget' : undefined),
+  };
   for (let i = 0; i < claims.length; i++) {
     const claim = claims[i]!;
     const v = claim.check(w, options);
