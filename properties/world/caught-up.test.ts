@@ -8,7 +8,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import { clientMachine } from '../../model/client-machine.js';
-import { CLAIMS, claimNamed } from '../../model/claims/index.js';
+import { CLAIMS, claimNamed, type Claim } from '../../model/claims/index.js';
+import { notApplicable } from '../../model/claims/types.js';
+import { brokenConditions } from '../../model/world/validity.js';
 import { never } from '../../model/mutants/constant-guards.js';
 import { killMutant, mutantEntries } from '../../model/mutants/kill-table.js';
 import { newStats } from '../../model/world/property.js';
@@ -16,20 +18,48 @@ import { checkWorlds, runs, runWorlds, SEED } from './helpers.js';
 
 const NO_FALSE_ALARM = [claimNamed('NoFalseAlarm'), claimNamed('Delivery')];
 
+/**
+ * A claim judged without proofWithinBudget in worlds with at most one drop (the small scope of
+ * `verify` bounds them the same way). What P must still bound after a stated head is the
+ * delivery of events already owed (`c+1..H`): a chain of drops within one episode (each one an
+ * idle timeout T to notice) can outlast any fixed P, and there the condition is needed, tool
+ * or no tool (seed 1313078325: two silent drops and a restart while 3 events were owed).
+ */
+function withoutBudgetCondition(claim: Claim): Claim {
+  return {
+    ...claim,
+    check(w) {
+      if (w.truth.drops.length > 1)
+        return notApplicable('more than one drop: P bounds the owed events over the episode');
+      return claim.check(w, { broken: brokenConditions(w, 'proofWithinBudget') });
+    },
+  };
+}
+
 describe('caught-up worlds: a stated head makes the tool’s silence nobody’s failure', () => {
-  test('NoFalseAlarm and Delivery hold without proofWithinBudget, P far below the silences', () => {
+  test('NoFalseAlarm and Delivery hold without proofWithinBudget (at most one drop), P far below the silences', () => {
     const stats = newStats();
     checkWorlds({
       name: 'CaughtUpNoFalseAlarm',
       kind: 'caught-up',
-      claims: NO_FALSE_ALARM,
-      ignore: 'proofWithinBudget',
+      claims: NO_FALSE_ALARM.map(withoutBudgetCondition),
       numRuns: runs(1_000),
       stats,
     });
     console.log(`caught-up worlds: applied ${JSON.stringify(stats.applied)}`);
-    // The claims must have applied to most worlds (the other conditions hold by construction
-    // but for a cursor out of the window or a write stall now and then).
+    expect(stats.applied['NoFalseAlarm'] ?? 0).toBeGreaterThanOrEqual(runs(1_000) * 0.3);
+  });
+
+  test('with every drop: NoFalseAlarm and Delivery hold under the conditions, whose proofWithinBudget no longer asks P to outlast the tool', () => {
+    const stats = newStats();
+    checkWorlds({
+      name: 'CaughtUpConditions',
+      kind: 'caught-up',
+      claims: NO_FALSE_ALARM,
+      numRuns: runs(1_000),
+      stats,
+    });
+    console.log(`caught-up worlds, all conditions: applied ${JSON.stringify(stats.applied)}`);
     expect(stats.applied['NoFalseAlarm'] ?? 0).toBeGreaterThanOrEqual(runs(1_000) * 0.5);
   });
 
@@ -42,8 +72,7 @@ describe('caught-up worlds: a stated head makes the tool’s silence nobody’s 
     const { details } = runWorlds({
       name: 'IgnoresHead',
       kind: 'caught-up',
-      claims: NO_FALSE_ALARM,
-      ignore: 'proofWithinBudget',
+      claims: NO_FALSE_ALARM.map(withoutBudgetCondition),
       subject: { machine: ignoresHead },
       numRuns: runs(1_000),
     });
