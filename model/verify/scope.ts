@@ -12,6 +12,7 @@
 import {
   DEFAULT_CONFIG,
   isHonestPolicy,
+  isTaskPolicy,
   type PolicyName,
   type WorldConfig,
 } from '../world/config.js';
@@ -142,7 +143,9 @@ export function scopeNamed(name: string): Scope | undefined {
 export function scopeConfigs(scope: Scope, policy: PolicyName): WorldConfig[] {
   let out: WorldConfig[] = [{ ...BASE_CONFIG, N: scope.N, policy }];
   for (const axis of scope.axes) out = out.flatMap((c) => axis.map((v) => ({ ...c, ...v })));
-  return out;
+  // A task-stream receiver states no head (SEP-2694 has no such marker:
+  // docs/spec.md#task-streams-no-caught-up-marker): the head deployment is the SSE world's.
+  return isTaskPolicy(policy) ? out.filter((c) => c.head !== true) : out;
 }
 
 /**
