@@ -37,6 +37,8 @@ export const UNREACHED_REASONS: Readonly<Record<string, string>> = {
     'beyond the small scope: needs a store that says it is not durable (onRestart=not-durable, in medium and large)',
   'reconnecting.RESPONSE#3':
     'beyond the small scope: needs a store that states its new epoch (onRestart=new-epoch, in medium and large)',
+  'reconnecting.RESPONSE#5':
+    'no server of the scope states a head below the cursor (rule 5.3): an honest one states its true head, and a session re-created after a restart answers with no acknowledgment at all',
   'reconnecting.PROOF_TIMEOUT#0': WITH_REQUEST,
   'reconnecting.DISCONNECT#0': WITH_REQUEST,
   'reconnecting.END#0': WITH_REQUEST,
