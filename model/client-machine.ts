@@ -48,6 +48,9 @@ export const clientSetup = setup({
     epochChanged: ({ context, event }) => g.epochChanged(context, event as ResponseObservation),
     cursorBelowFloor: ({ context, event }) =>
       g.cursorBelowFloor(context, event as ResponseObservation),
+    headBehindCursor: ({ context, event }) =>
+      g.headBehindCursor(context, event as ResponseObservation),
+    caughtUp: ({ context, event }) => g.caughtUp(context, event as ResponseObservation),
     floorCoversCursor: ({ context, event }) =>
       g.floorCoversCursor(context, event as ResponseObservation),
     eventFromOtherStream: ({ context, event }) =>
@@ -219,6 +222,14 @@ export const clientMachineConfig = {
             guard: 'cursorBelowFloor',
             target: 'resumptionFailed',
             actions: fail('cursor-below-floor'),
+          },
+          { guard: 'headBehindCursor', target: 'resumptionFailed', actions: fail('head-behind') },
+          // Rule 5.4: the stated head is the cursor: nothing is owed, so no clock can fail the
+          // stream; as on any accepted stream, its next event must be c+1 (docs/spec.md#caught-up).
+          {
+            guard: 'caughtUp',
+            target: 'resumed',
+            actions: ['recordFloor', decide('resumed', 'caught-up')],
           },
           {
             guard: 'floorCoversCursor',

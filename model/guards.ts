@@ -41,6 +41,22 @@ export function cursorBelowFloor(ctx: ClientContext, ev: ResponseObservation): b
   return ev.floor !== undefined && ctx.cursor !== null && ctx.cursor < ev.floor - 1;
 }
 
+/**
+ * Rule 5.3: the server states a head below the cursor: the client was delivered events the
+ * server says it never wrote (a reset counter or a re-created log).
+ */
+export function headBehindCursor(ctx: ClientContext, ev: ResponseObservation): boolean {
+  return ev.head !== undefined && ctx.cursor !== null && ev.head < ctx.cursor;
+}
+
+/**
+ * Rule 5.4: the server states its head and it is the cursor: nothing after the cursor exists
+ * yet, so the reconnect is caught up (resumed); the next event must still be c+1.
+ */
+export function caughtUp(ctx: ClientContext, ev: ResponseObservation): boolean {
+  return ev.head !== undefined && ctx.cursor !== null && ev.head === ctx.cursor;
+}
+
 /** Rule 7: a declared floor F <= c+1 covers the cursor: silence is delay, not loss. */
 export function floorCoversCursor(ctx: ClientContext, ev: ResponseObservation): boolean {
   return ev.floor !== undefined && (ctx.cursor === null || ev.floor <= ctx.cursor + 1);

@@ -88,6 +88,11 @@ export interface ResponseObservation {
   status: number;
   /** The lowest id the server states it can still replay. */
   floor?: number;
+  /**
+   * The highest id the server states it has written on the stream (its head), stated with the
+   * replay (docs/spec.md, rule 5): `head = cursor` proves the reconnect caught up.
+   */
+  head?: number;
   /** The session epoch the server answers under. */
   epoch?: string;
   /** `false` when the server says the session is not durable (an implicit re-creation). */

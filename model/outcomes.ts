@@ -31,6 +31,8 @@ export type ReasonCode =
   | 'not-durable' // rule 4: server says the session is not durable
   | 'epoch-changed' // rule 4: session epoch differs
   | 'cursor-below-floor' // rule 5
+  | 'head-behind' // rule 5: the stated head is below the cursor
+  | 'caught-up' // rule 5: the stated head is the cursor: nothing is owed
   | 'skip' // rule 6: id > c+1
   | 'rewind' // rule 6: id <= c
   | 'cross-stream' // rule 6: event of another stream

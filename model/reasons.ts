@@ -95,6 +95,26 @@ export function explain(code: ReasonCode, ctx: ClientContext, ev: Observation): 
         text: `cursor ${cursorText(ctx)} below replay floor ${f}; events ${(c ?? 0) + 1}..${f - 1} are lost`,
       };
     }
+    case 'head-behind': {
+      const h = ev.type === 'RESPONSE' && ev.head !== undefined ? ev.head : NaN;
+      return {
+        code,
+        text: `stated head ${h} is below cursor ${cursorText(ctx)}: events the client was given are not in the server's log (a reset counter or a re-created log)`,
+      };
+    }
+    case 'caught-up': {
+      const h = ev.type === 'RESPONSE' ? ev.head : undefined;
+      // A mutant that takes anything else for caught up is told as what it did.
+      if (h === undefined || c === null || h !== c)
+        return {
+          code,
+          text: `stated head ${h ?? 'none'} taken as caught up at cursor ${cursorText(ctx)} without proof${h !== undefined && c !== null && h > c ? `: events ${c + 1}..${h} are owed` : ''}`,
+        };
+      return {
+        code,
+        text: `stated head ${h} is the cursor: caught up, nothing is owed; the next event must be ${c + 1}`,
+      };
+    }
     case 'skip': {
       const id = ev.type === 'EVENT' ? ev.id : NaN;
       const expected = (c ?? 0) + 1;

@@ -64,7 +64,7 @@ export const RULE_STATEMENTS: readonly RuleStatement[] = [
   rule(
     5,
     'cursor below the floor',
-    'status and headers first (rules 2-4), then the first block only; a declared floor F with c < F-1: resumption-failed (cursor-below-floor), events c+1..F-1 are gone',
+    'status and headers first (rules 2-4), then the first block only (a comment is not a block); a declared floor F with c < F-1: resumption-failed (cursor-below-floor), events c+1..F-1 are gone; a stated head H < c: resumption-failed (head-behind); H = c: resumed (caught-up), nothing is owed, no clock fails it, and the next event must be c+1',
   ),
   rule(
     6,
@@ -89,6 +89,8 @@ export const RULE_OF: Record<ReasonCode, number> = {
   'not-durable': 4,
   'epoch-changed': 4,
   'cursor-below-floor': 5,
+  'head-behind': 5,
+  'caught-up': 5,
   successor: 6,
   skip: 6,
   rewind: 6,

@@ -35,7 +35,12 @@
  * - a `keepalive` after a call is the call's answer (bytes on its stream): unproven, not "no
  *   answer";
  * - the empty result that closes a stream is END: a resume closed before any new event is
- *   unproven, a poll bounded by the proof budget (rule 7).
+ *   unproven, a poll bounded by the proof budget (rule 7);
+ * - no answer is ever caught up: SEP-2694 states no head (no `latestSeq`), and its `events_gone`
+ *   duty does not make a receiver's silence one (a restarted counter keeps it too), so the
+ *   RESPONSE this binding writes never carries `head`, and a resume answered by keepalives alone
+ *   fails when `P` runs out (docs/spec.md#task-streams-no-caught-up-marker; the marker it lacks
+ *   is docs/spec-changes.md, change 12).
  */
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';

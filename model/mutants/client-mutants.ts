@@ -101,6 +101,12 @@ export const CLIENT_MUTANTS: readonly ClientMutant[] = [
     subject: { machine: machineMutant('accepts-no-cursor') },
   },
   {
+    name: 'head-ahead-caught-up',
+    description:
+      'takes a stated head above the cursor for caught up: the events it is owed are waited for with no proof budget',
+    subject: { machine: machineMutant('head-ahead-caught-up') },
+  },
+  {
     name: 'waits-for-request-timeout',
     description:
       'decides correctly, but leaves the call pending until its own request timeout (60 s) rejects it with no outcome',

@@ -22,7 +22,7 @@ import {
 import { alignedTable } from '../markdown.js';
 import { CLIENT_MUTANTS } from './client-mutants.js';
 import { MACHINE_MUTANTS } from './machine-mutants.js';
-import { SERVER_MUTANTS } from './server-mutants.js';
+import { HEAD_SERVER_MUTANTS, SERVER_MUTANTS } from './server-mutants.js';
 import { BINDING_MUTANTS } from './binding-mutants.js';
 
 /** One way of searching for a mutant. */
@@ -74,6 +74,18 @@ export function mutantEntries(): MutantEntry[] {
     // (evicted-as-known), where a floor is often followed by no event at all: a client that
     // waits on a floor forever is seen there (rule 7.1).
     probes: [
+      // A client that takes a head above its cursor for caught up differs from the model only
+      // where the events it is owed never come: worlds of a server that states its head and
+      // replays nothing (docs/spec.md#caught-up).
+      ...(m.name === 'head-ahead-caught-up'
+        ? [
+            {
+              kind: 'caught-up' as const,
+              claims: [claimNamed('NoSilentPartialResult'), claimNamed('NoUnprovenAcceptance')],
+              subject: { ...m.subject, policy: 'head-no-replay' as const },
+            },
+          ]
+        : []),
       { kind: 'mixed', claims: CLAIMS, subject: m.subject },
       { kind: 'polling', claims: CLAIMS, subject: m.subject },
       { kind: 'any', claims: CLAIMS, subject: { ...m.subject, policy: 'evicted-as-known' } },
@@ -96,7 +108,20 @@ export function mutantEntries(): MutantEntry[] {
       },
     ],
   }));
-  return [...clients, ...servers];
+  // The servers of a stated head, against the model's client in caught-up worlds.
+  const heads: MutantEntry[] = HEAD_SERVER_MUTANTS.map((m) => ({
+    name: m.name,
+    side: 'server',
+    description: m.description,
+    probes: [
+      {
+        kind: 'caught-up',
+        claims: [claimNamed('NoFalseAlarm'), claimNamed('Delivery')],
+        subject: { policy: m.name },
+      },
+    ],
+  }));
+  return [...clients, ...servers, ...heads];
 }
 
 /**

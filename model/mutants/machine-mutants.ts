@@ -225,6 +225,24 @@ const delayedForever: MachineMutant = {
   machine: noDelayedBudget,
 };
 
+/**
+ * Takes a stated head above the cursor for caught up: the events c+1..H are owed, yet the
+ * reconnect is resumed and no clock bounds them (docs/spec.md#caught-up).
+ */
+const headAheadIsCaughtUp: MachineMutant = {
+  name: 'head-ahead-caught-up',
+  description:
+    'takes a stated head above the cursor for caught up: events it is owed are waited for with no budget',
+  machine: clientMachine.provide({
+    guards: {
+      caughtUp: ({ context, event }: { context: ClientContext; event: unknown }) =>
+        resp(event).head !== undefined &&
+        context.cursor !== null &&
+        (resp(event).head as number) >= context.cursor,
+    },
+  }),
+};
+
 /** Every machine mutant, in the order of the docs. */
 export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   offByOneFloor,
@@ -239,4 +257,5 @@ export const MACHINE_MUTANTS: readonly MachineMutant[] = [
   idlessIsKeepalive,
   ignoresDataAfterFailure,
   delayedForever,
+  headAheadIsCaughtUp,
 ];

@@ -2,7 +2,7 @@
  * The server mutants: the faulty reconnect policies of model/world/policies.ts, each declared
  * honest by its configuration while it runs the faulty policy.
  */
-import { FAULTY_POLICIES, type PolicyName } from '../world/config.js';
+import { FAULTY_POLICIES, HEAD_FAULTY_POLICIES, type PolicyName } from '../world/config.js';
 
 /** A deliberately wrong server. */
 export interface ServerMutant {
@@ -20,10 +20,19 @@ const DESCRIPTIONS: Record<string, string> = {
   'other-stream': "replays the other stream's events after the cursor before the tool's",
   'evicted-as-known':
     'answers an evicted cursor as if known: declares floor c+1, replays what it has',
+  'false-head':
+    'states a head it does not have: head = cursor (caught up) while it holds more, replays nothing, goes live (its next event is a skip)',
+  'head-no-replay': 'states its true head above the cursor, but replays nothing and goes live',
 };
 
 /** Every server mutant, in the order. */
 export const SERVER_MUTANTS: readonly ServerMutant[] = FAULTY_POLICIES.map((name) => ({
+  name,
+  description: DESCRIPTIONS[name] ?? name,
+}));
+
+/** The servers that state a head they do not honour (searched in caught-up worlds). */
+export const HEAD_SERVER_MUTANTS: readonly ServerMutant[] = HEAD_FAULTY_POLICIES.map((name) => ({
   name,
   description: DESCRIPTIONS[name] ?? name,
 }));

@@ -181,6 +181,8 @@ function putValidity(w: World, out: Encoding): void {
   for (let i = 0; i < truth.reconnects.length && !broken; i++) {
     const r = truth.reconnects[i]!;
     if (!(r.status === 200 && r.sessionAlive && r.retained && r.cursor !== null)) continue;
+    // Caught up: no obligation (validity.ts).
+    if (r.declaredHead !== null && r.declaredHead === r.cursor) continue;
     const delayed = r.declaredFloor !== null;
     let proofAt = r.t;
     if (!r.primed) {

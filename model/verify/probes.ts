@@ -21,7 +21,8 @@ function unique(cs: WorldConfig[]): WorldConfig[] {
  * The scope's configurations of a world kind: `mixed` and `any`, every one under every
  * policy; `valid`, those where the configuration-level conditions hold, under each honest
  * policy; `polling`, the valid ones of a polling server without acknowledgment; `promise`,
- * every one whose declared server is `honest-reject` and answers 404 after losing a session.
+ * every one whose declared server is `honest-reject` and answers 404 after losing a session;
+ * `caught-up`, the valid ones whose server states its head.
  * `break:` kinds are not searched exhaustively (they exist for EachConditionIsNecessary).
  */
 export function probeConfigs(scope: Scope, kind: WorldKind): WorldConfig[] {
@@ -37,6 +38,9 @@ export function probeConfigs(scope: Scope, kind: WorldKind): WorldConfig[] {
       return under(HONEST_POLICIES).filter(
         (c) => isValidConfig(c) && !c.ack && c.Q > 0 && c.priming === 'open',
       );
+    case 'caught-up':
+      // The valid ones of a server that states its head (the scope's head deployment).
+      return under(HONEST_POLICIES).filter((c) => isValidConfig(c) && c.head === true);
     case 'promise':
       return unique(scopeConfigs(scope, 'honest-reject').map((c) => ({ ...c, onRestart: '404' })));
     default:

@@ -12,6 +12,7 @@
 import {
   DEFAULT_CONFIG,
   isHonestPolicy,
+  isTaskPolicy,
   type PolicyName,
   type WorldConfig,
 } from '../world/config.js';
@@ -89,16 +90,19 @@ const PROOF = [
   { ack: false, Q: 500 },
 ] as const;
 const RING = [{ D: null }, { D: 1 }] as const;
+const HEAD = { head: true, P: 4_001 } as const;
 
 /** The three scopes. */
 export const SCOPES: Record<ScopeName, Scope> = {
-  // Five deployments, each differing from the base in one way: enough to kill every mutant of
+  // Six deployments, each differing from the base in one way: enough to kill every mutant of
   // the zoo, small enough that `npm test` searches it for every policy in seconds.
   small: {
     name: 'small',
     N: 2,
     bounds: { restarts: 1, disconnects: 1, reconnects: 1, otherEmits: 1 },
-    axes: [[{}, STORE[2], PROOF[1], { priming: 'none' }, RING[1]]],
+    // The sixth: a server that states its head (docs/spec.md#caught-up), judged without
+    // proofWithinBudget, with a budget that covers one idle timeout and two back-offs only.
+    axes: [[{}, STORE[2], PROOF[1], { priming: 'none' }, RING[1], HEAD]],
   },
   medium: {
     name: 'medium',
@@ -139,7 +143,9 @@ export function scopeNamed(name: string): Scope | undefined {
 export function scopeConfigs(scope: Scope, policy: PolicyName): WorldConfig[] {
   let out: WorldConfig[] = [{ ...BASE_CONFIG, N: scope.N, policy }];
   for (const axis of scope.axes) out = out.flatMap((c) => axis.map((v) => ({ ...c, ...v })));
-  return out;
+  // A task-stream receiver states no head (SEP-2694 has no such marker:
+  // docs/spec.md#task-streams-no-caught-up-marker): the head deployment is the SSE world's.
+  return isTaskPolicy(policy) ? out.filter((c) => c.head !== true) : out;
 }
 
 /**

@@ -37,6 +37,8 @@ export const UNREACHED_REASONS: Readonly<Record<string, string>> = {
     'beyond the small scope: needs a store that says it is not durable (onRestart=not-durable, in medium and large)',
   'reconnecting.RESPONSE#3':
     'beyond the small scope: needs a store that states its new epoch (onRestart=new-epoch, in medium and large)',
+  'reconnecting.RESPONSE#5':
+    'no server of the scope states a head below the cursor (rule 5.3): an honest one states its true head, and a session re-created after a restart answers with no acknowledgment at all',
   'reconnecting.PROOF_TIMEOUT#0': WITH_REQUEST,
   'reconnecting.DISCONNECT#0': WITH_REQUEST,
   'reconnecting.END#0': WITH_REQUEST,
@@ -45,13 +47,9 @@ export const UNREACHED_REASONS: Readonly<Record<string, string>> = {
   'polling.RECONNECT#0': NO_DROP,
   'delayed.EVENT#2': NO_REWIND,
   'delayed.DATA#0': NO_DATA,
-  'delayed.IDLE_TIMEOUT#0':
-    'beyond the small scope: its proof budget (P = 2 s) ends delayed (rule 7.1) before the idle timer (T = 3 s) can fire; medium and large have T = 800 ms',
   'delayed.RECONNECT#0': NO_DROP,
   'delayed.RECONNECT#1':
     'beyond the small scope: a reconnect from delayed is a second reconnect (the small scope allows one)',
-  'resumed.EVENT#0':
-    'a foreign event is replayed before the tool events (other-stream), so the first event fails the resumption before it is accepted',
   'resumed.EVENT#2':
     'needs three events: a gap after a proven first event comes only from reordering a later same-tick run (reorder-same-tick), and N is 2 in every scope',
   'resumed.DATA#0': NO_DATA,

@@ -11,6 +11,8 @@ export interface Answer {
   status: number;
   /** Declared replay floor. */
   floor?: number;
+  /** Stated head (with the floor, docs/spec.md#caught-up). */
+  head?: number;
   /** Session epoch the answer is given under. */
   epoch?: string;
   /** `false`: the server says the session is not durable (an explicit re-creation). */

@@ -15,7 +15,9 @@ export type SsePolicyName =
   | 'partial-from-floor'
   | 'reorder-same-tick'
   | 'other-stream'
-  | 'evicted-as-known';
+  | 'evicted-as-known'
+  | 'false-head'
+  | 'head-no-replay';
 
 /**
  * How a task-stream receiver (SEP-2694) answers a `tasks/stream` call with `after`
@@ -44,6 +46,16 @@ export const FAULTY_POLICIES: readonly PolicyName[] = [
 
 /** Every policy of the SSE world (the `mcp-sse` binding, the default). */
 export const POLICIES: readonly PolicyName[] = [...HONEST_POLICIES, ...FAULTY_POLICIES];
+
+/**
+ * The faulty servers of a stated head (docs/spec.md#caught-up): one that states a head it does
+ * not have (the cursor, while it holds more), and one that states its true head above the
+ * cursor but replays nothing. They are searched in their own probes, not among every server of
+ * `any` worlds: a head is trusted as a floor is, so the first, when its tool has nothing more to
+ * send, keeps even a correct client waiting for the application's own request timeout (the
+ * limit stated in docs/spec.md, "Limits").
+ */
+export const HEAD_FAULTY_POLICIES: readonly PolicyName[] = ['false-head', 'head-no-replay'];
 
 /**
  * The task-stream receivers that keep SEP-2694's replay contract: retention with `events_gone`
@@ -127,6 +139,11 @@ export interface WorldConfig {
   /** The honest server states its replay floor (the replay acknowledgment) in its answer. */
   ack: boolean;
   /**
+   * With `ack`, the acknowledgment also states the server's head (docs/spec.md#caught-up): a
+   * resume with nothing new is caught up, and no clock fails it. Optional: absent is `false`.
+   */
+  head?: boolean;
+  /**
    * Priming events (MCP 2025-11-25: an id with empty data, stored like any event): `none`, the
    * opening stream gives the client no cursor until its first event; `open`, the opening stream
    * is primed (the client starts at cursor 0); `all`, every resumed stream is primed too, with
@@ -177,8 +194,9 @@ export const CONFIG_CHOICES: Readonly<Record<string, readonly string[]>> = {
   idleOn: ['bytes', 'events'],
   durable: ['true', 'false'],
   onRestart: ['404', 'recreate', 'new-epoch', 'not-durable'],
-  policy: [...POLICIES, ...TASK_POLICIES],
+  policy: [...POLICIES, ...HEAD_FAULTY_POLICIES, ...TASK_POLICIES],
   ack: ['true', 'false'],
+  head: ['true', 'false'],
   priming: ['none', 'open', 'all'],
 };
 
@@ -212,7 +230,7 @@ export function parseConfig(text: string, base: WorldConfig = DEFAULT_CONFIG): W
     if (!choices.includes(value))
       throw new Error(`config ${key} must be one of ${choices.join('|')}, got ${value}`);
     (out as unknown as Record<string, unknown>)[key] =
-      key === 'durable' || key === 'ack' ? value === 'true' : value;
+      key === 'durable' || key === 'ack' || key === 'head' ? value === 'true' : value;
   }
   return out;
 }
@@ -237,6 +255,8 @@ export function formatConfig(c: WorldConfig): string {
     `policy=${c.policy}`,
     `ack=${c.ack}`,
     `priming=${c.priming}`,
+    // (Written only when set: every world string from before stated heads reads back the same.)
+    ...(c.head ? ['head=true'] : []),
   ].join(',');
 }
 
@@ -261,6 +281,7 @@ export const CONFIG_FIELD_HELP: Readonly<Record<keyof WorldConfig, string>> = {
   onRestart: 'answer for a session lost in a restart: 404, recreate, new-epoch, not-durable',
   policy: 'how the server answers a reconnect for a session it knows (honest, head, ...)',
   ack: 'the honest server states its replay floor (the replay acknowledgment)',
+  head: 'with ack, it also states its head: a resume with nothing new is caught up',
   priming: 'which streams start with a priming event: none, open (the first), all',
 };
 
@@ -282,6 +303,7 @@ export const CONFIG_FIELD_LABEL: Readonly<Record<keyof WorldConfig, string>> = {
   onRestart: 'on restart',
   policy: 'server policy',
   ack: 'replay ack',
+  head: 'states its head',
   priming: 'priming',
 };
 

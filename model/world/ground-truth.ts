@@ -20,6 +20,8 @@ export interface ReconnectTruth {
   status: number;
   /** The replay floor the server declared, if any. */
   declaredFloor: number | null;
+  /** The head the server stated with it, if any (docs/spec.md#caught-up). */
+  declaredHead: number | null;
   /** The server primed the resumed stream (a priming event after the replay). */
   primed: boolean;
   /** When the client's episode began: its first reconnect with this cursor (polls share it). */

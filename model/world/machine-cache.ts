@@ -74,6 +74,9 @@ export function obsKey(o: Observation): string | number {
     case 'RESPONSE': {
       const status = STATUS_CODE[o.status];
       const epoch = epochCode(o.epoch);
+      // (A stated head is rare: such answers take the string key.)
+      if (o.head !== undefined)
+        return `R${o.status}/${o.floor ?? '-'}/${o.head}/${o.epoch ?? '-'}/${o.durable ?? '-'}`;
       const f = o.floor;
       const floor = f === undefined ? 0 : Number.isInteger(f) && f >= 0 && f < 1e6 ? f + 1 : -1;
       if (status !== undefined && epoch >= 0 && floor >= 0) {

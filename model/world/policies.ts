@@ -52,7 +52,10 @@ function honest(s: ServerState, c: number | null, cfg: WorldConfig): Answer {
     c + 1 < floor
       ? { status: 200, epoch: s.epoch, frames: [END], live: false }
       : { status: 200, epoch: s.epoch, frames: after(s.log, c), live: true };
-  if (cfg.ack) a.floor = floor;
+  if (cfg.ack) {
+    a.floor = floor;
+    if (cfg.head) a.head = s.head;
+  }
   return a;
 }
 
@@ -72,6 +75,25 @@ function reverseSameTick(events: EventFrame[]): EventFrame[] {
 }
 
 type KnownSession = (s: ServerState, c: number | null, cfg: WorldConfig) => Answer;
+
+/**
+ * The two faulty servers of a stated head. `false-head` states a head it does not have: the
+ * cursor (caught up), with a floor that covers it, replays nothing and goes live, so when it
+ * holds more its next event is a skip. `head-no-replay` states its true head and floor, but
+ * replays nothing and goes live: the events after the cursor are owed and never come.
+ */
+function statedHead(s: ServerState, c: number | null, cfg: WorldConfig, head: number): Answer {
+  const a = honest(s, c, cfg);
+  if (c === null || !a.live) return a;
+  return {
+    status: 200,
+    epoch: s.epoch,
+    floor: Math.min(floorOf(s), c + 1),
+    head,
+    frames: [],
+    live: true,
+  };
+}
 
 const KNOWN: Record<SsePolicyName, KnownSession> = {
   honest,
@@ -100,6 +122,8 @@ const KNOWN: Record<SsePolicyName, KnownSession> = {
     evicted(s, c)
       ? { status: 200, floor: c + 1, epoch: s.epoch, frames: [...s.log], live: true }
       : honest(s, c, cfg),
+  'false-head': (s, c, cfg) => statedHead(s, c, cfg, c ?? s.head),
+  'head-no-replay': (s, c, cfg) => statedHead(s, c, cfg, s.head),
 };
 
 /**

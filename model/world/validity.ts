@@ -85,6 +85,9 @@ function provenWithinBudget(w: World): boolean {
   return truth.reconnects.every((r) => {
     const provable = r.status === 200 && r.sessionAlive && r.retained && r.cursor !== null;
     if (!provable) return true;
+    // Caught up (docs/spec.md#caught-up): the server stated that nothing after the cursor
+    // exists yet. Nothing is owed, so nothing needs proof: no silence of the tool can fail it.
+    if (r.declaredHead !== null && r.declaredHead === r.cursor) return true;
     const delayed = r.declaredFloor !== null;
     let proofAt = r.t;
     if (!r.primed) {

@@ -102,6 +102,7 @@ function serveReconnect(w: World, cursor: number | null): AnsweredResponse {
     retained,
     status: answer.status,
     declaredFloor: answer.floor ?? null,
+    declaredHead: answer.head ?? null,
     primed,
     episodeStart: w.client.episodeStart ?? now,
   });
@@ -118,7 +119,7 @@ function serveReconnect(w: World, cursor: number | null): AnsweredResponse {
     note(
       w,
       'server',
-      `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''} (${floor > s.head ? `holds nothing, head ${s.head}` : `holds ${floor}..${s.head}`}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
+      `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''}${answer.head !== undefined ? ` head=${answer.head}` : ''} (${floor > s.head ? `holds nothing, head ${s.head}` : `holds ${floor}..${s.head}`}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
       {
         k: 'answer',
         status: answer.status,
@@ -140,6 +141,7 @@ function serveReconnect(w: World, cursor: number | null): AnsweredResponse {
   const r: AnsweredResponse = { type: 'RESPONSE', status: answer.status };
   if (answer.facts !== undefined) r.facts = answer.facts;
   if (answer.floor !== undefined) r.floor = answer.floor;
+  if (answer.head !== undefined) r.head = answer.head;
   if (answer.epoch !== undefined) r.epoch = answer.epoch;
   if (answer.durable !== undefined) r.durable = answer.durable;
   return r;

@@ -42,8 +42,9 @@ afterEach(async () => {
 const SSE = { 'content-type': 'text/event-stream' };
 const ev = (id: number | string, data = '{"jsonrpc":"2.0","method":"x"}') =>
   `id: ${id}\ndata: ${data}\n\n`;
-const ack = (after: number, floor: number) =>
-  `data: {"jsonrpc":"2.0","method":"notifications/mcp-resumption/replay","params":{"stream":"s","after":${after},"floor":${floor},"head":${after}}}\n\n`;
+/** A replay acknowledgment; with `head`, it states the server's head (docs/spec.md#caught-up). */
+const ack = (after: number, floor: number, head?: number) =>
+  `data: {"jsonrpc":"2.0","method":"notifications/mcp-resumption/replay","params":{"stream":"s","after":${after},"floor":${floor}${head === undefined ? '' : `,"head":${head}`}}}\n\n`;
 
 /** A server whose POST stream sends ids 1..3 then ends; GET answers with `resume`. */
 function scripted(resume: (cursor: string | undefined, res: ServerResponse) => void): Handler {
@@ -137,11 +138,25 @@ describe('the rules, each able to fail', () => {
     expect((await failure(resumeThrough(url, {}, 'ab-s1-2')))?.code).toBe('cross-stream');
   });
 
-  test('a 200 with nothing is unproven: refused within the proof bound', async () => {
+  test('a 200 with nothing but comments is no answer: refused within the proof bound', async () => {
+    // (A comment is not the answer's first block, rule 5.1: review S7.)
     const url = await serve(
       scripted((_c, res) => res.writeHead(200, SSE).write(': keepalive\n\n')),
     );
-    expect((await failure(resumeThrough(url, {})))?.code).toBe('unproven');
+    expect((await failure(resumeThrough(url, {})))?.code).toBe('no-response');
+  });
+
+  test('an acknowledgment whose head is the cursor is caught up: no clock fails the quiet stream', async () => {
+    const url = await serve(
+      scripted((_c, res) => {
+        res.writeHead(200, SSE).write(ack(3, 1, 3));
+        setTimeout(() => res.end(ev(4)), 4 * BUDGET_MS); // far longer than the proof bound
+      }),
+    );
+    const decisions: string[] = [];
+    const body = await resumeThrough(url, { onDecision: (d) => decisions.push(d.outcome) });
+    expect(body).toContain('id: 4');
+    expect(decisions).toEqual(['resumed']);
   });
 
   test('an acknowledgment whose floor covers the cursor is delayed: no false alarm, then resumed', async () => {

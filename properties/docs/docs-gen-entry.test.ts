@@ -97,5 +97,5 @@ test('world FILE writes the kill table blocks of a page from a real run, as muta
   expect(written.endsWith('<!-- kill-table:end -->\n\ntext after\n')).toBe(true);
   // Progress on stderr, one line per mutant; exit 0 only when every mutant was killed.
   expect(r.err).toMatch(/^docs-gen: world: \S+: /m);
-  expect(r.status).toBe(written.includes('| survived') ? 1 : 0);
+  expect(r.status).toBe(written.includes('**survived**') ? 1 : 0);
 }, 300_000);

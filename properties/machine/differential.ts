@@ -165,13 +165,16 @@ export const observation: fc.Arbitrary<Observation> = fc.oneof(
         floor: fc.option(fc.integer({ min: 0, max: 7 }), { freq: 2 }),
         epoch: fc.option(fc.constantFrom('e1', 'e2'), { freq: 2 }),
         durable: fc.option(fc.boolean(), { freq: 2 }),
+        // A stated head (docs/spec.md#caught-up), rarer: below, at and above the cursor.
+        head: fc.option(fc.integer({ min: 0, max: 7 }), { freq: 3 }),
       })
       .map(
-        ({ status, floor, epoch, durable }) =>
+        ({ status, floor, epoch, durable, head }) =>
           ({
             type: 'RESPONSE',
             status,
             ...(floor !== null ? { floor } : {}),
+            ...(head !== null ? { head } : {}),
             ...(epoch !== null ? { epoch } : {}),
             ...(durable !== null ? { durable } : {}),
           }) as Observation,

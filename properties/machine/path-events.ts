@@ -31,6 +31,11 @@ export function pathEvents(snapshot: ClientSnapshot): Observation[] {
     { type: 'RESPONSE', status: 200, epoch: 'e2' },
     { type: 'RESPONSE', status: 200, floor: base + 1 },
     { type: 'RESPONSE', status: 200, floor: base + 3 },
+    // Stated heads: caught up (with a floor and without), behind the cursor, and ahead of it.
+    { type: 'RESPONSE', status: 200, floor: base + 1, head: base },
+    { type: 'RESPONSE', status: 200, head: base },
+    { type: 'RESPONSE', status: 200, floor: base + 1, head: base - 1 },
+    { type: 'RESPONSE', status: 200, floor: base + 1, head: base + 2 },
     { type: 'EVENT', id: base + 2, stream: 's1' },
     { type: 'EVENT', id: base, stream: 's1' },
   ];

@@ -76,6 +76,8 @@ function oneReconnectEvents(snapshot: ClientSnapshot): Observation[] {
     { type: 'RESPONSE', status: 404 },
     { type: 'RESPONSE', status: 200, floor: base + 1 },
     { type: 'RESPONSE', status: 200, floor: base + 3 },
+    { type: 'RESPONSE', status: 200, floor: base + 1, head: base },
+    { type: 'RESPONSE', status: 200, head: base - 1 },
     { type: 'RESPONSE', status: 200, epoch: 'e2' },
     { type: 'KEEPALIVE' },
     { type: 'PROOF_TIMEOUT' },

@@ -14,6 +14,8 @@
  * - where the seed fails an empty stream that the server ended cleanly, the adapter polls (MCP
  *   2025-11-25 lets a server close a stream at will): unproven, failed only when the proof
  *   timer fires, or on the next reconnect's evidence;
+ * - a stated head (the seed has none): below the cursor fails, equal to it is resumed (caught
+ *   up: nothing is owed), above it changes nothing (docs/spec.md#caught-up);
  * - id-less data: delivered on an accepted stream, before proof, or after a failed reconnect, no
  *   later reconnect can be proven until an event with an id follows; before any proof it also
  *   fails the reconnect (the seed's events all carry ids, so it has no word for them).
@@ -159,6 +161,10 @@ export class ReferenceAdapter {
         if (err === null) throw new Error('the seed accepted an empty stream');
         if (err.outcome === 'session-lost') return this.decide('session-lost', 'sessionLost');
         if (err.code !== 'unproven') return this.fail();
+        if (o.head !== undefined && this.cursor !== null) {
+          if (o.head < this.cursor) return this.fail();
+          if (o.head === this.cursor) return this.decide('resumed', 'resumed');
+        }
         // The documented deviation: a declared floor that covers the cursor lets the client
         // wait (it proves nothing); the seed's code would fail here.
         if (o.floor !== undefined) return this.decide('delayed', 'delayed');

@@ -81,7 +81,7 @@ describe('the simplified diagram', () => {
       (e) => e.source === 'reconnecting' && e.target === 'resumptionFailed',
     )!;
     expect(edgeLabel(edge.transitions)).toBe(
-      'RESPONSE (bad-status, not-durable, epoch-changed, cursor-below-floor), PROOF_TIMEOUT, DISCONNECT, END (no-response)',
+      'RESPONSE (bad-status, not-durable, epoch-changed, cursor-below-floor, head-behind), PROOF_TIMEOUT, DISCONNECT, END (no-response)',
     );
   });
 

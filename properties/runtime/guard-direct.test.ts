@@ -539,7 +539,7 @@ describe('a resume (GET with Last-Event-ID)', () => {
     expect(text).toContain(`id: 4\ndata: ${JSON.stringify(RESULT)}`);
     expect(g.decisions.map((d) => d.outcome)).toEqual(['delayed', 'resumed']);
     expect(g.trace.filter((l) => l.type === 'response')).toEqual([
-      { stream: 1, type: 'response', status: 200, floor: 2 },
+      { stream: 1, type: 'response', status: 200, floor: 2, head: 8 },
     ]);
   });
 
@@ -895,7 +895,9 @@ async function heldResume(proofTimeoutMs: number) {
 }
 
 describe('the proof budget (per episode, from its first reconnect)', () => {
-  test('a resume still unproven when the budget runs out fails unproven: the held body errors', async () => {
+  // Review S7: a comment is not the answer's first block (docs/spec.md, rule 5.1), so a resume
+  // answered only by comments has no answer when the budget runs out: no-response (rule 1).
+  test('a resume still unanswered (comments only) when the budget runs out fails no-response: the held body errors', async () => {
     const tick = fakeClock();
     const w = wire(': k\n\n');
     const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
@@ -905,7 +907,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     expect(g.failures).toEqual([]);
     await tick(2);
     const { text, error } = await reading;
-    expect(codeOf(error)).toBe('unproven');
+    expect(codeOf(error)).toBe('no-response');
     expect(text).not.toContain('id:');
     expect(w.cancelled).toBe(true);
     expect(g.state()).toMatchObject({ failed: 1, pending: 0 });
@@ -1050,7 +1052,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     expect(g.failures).toEqual([]);
   });
 
-  test('a second reconnect while one is still judged closes its window: still unproven then, it failed', async () => {
+  test('a second reconnect while one is still judged closes its window: still unanswered then (comments only, review S7), it failed', async () => {
     fakeClock();
     const w = wire(': k\n\n');
     const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 10_000 });
@@ -1058,7 +1060,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     const first = readAll(await g.get('3'));
     await vi.waitFor(() => expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'keepalive' }));
     const e = await rejection(g.get('3'));
-    expect(codeOf(e)).toBe('unproven');
+    expect(codeOf(e)).toBe('no-response');
     expect(g.sent).toHaveLength(2);
     expect(g.failures).toEqual([e]);
     // The first body, still open, hands on nothing more: its stream has failed.
@@ -2209,11 +2211,12 @@ describe('idle, past the budget', () => {
 
 describe('observe only, past the budget', () => {
   test.each([
-    ['pending', ': k\n\n'],
-    ['delayed', ack(3, 3)],
+    // (Comments only: no answer yet, review S7.)
+    ['pending', ': k\n\n', 'no-response'],
+    ['delayed', ack(3, 3), 'unproven'],
   ])(
     'the budget runs out on a %s resume: reported, and the body goes on to the application',
-    async (_n, start) => {
+    async (_n, start, code) => {
       // (budgetRunsOut: the body is given up only with an error, that is, when enforcing.)
       const tick = fakeClock();
       const w = wire(start);
@@ -2221,7 +2224,7 @@ describe('observe only, past the budget', () => {
       await readAll(await g.post());
       const reading = readAll(await g.get('3'));
       await tick(150);
-      expect(g.failures.map(codeOf)).toEqual(['unproven']);
+      expect(g.failures.map(codeOf)).toEqual([code]);
       w.push(ev(4, RESULT));
       w.end();
       const { text, error } = await reading;

@@ -56,6 +56,7 @@ function observation(o: Record<string, unknown>): Observation | null {
     case 'response': {
       const r: Observation = { type: 'RESPONSE', status: o['status'] as number };
       if (o['floor'] !== undefined) r.floor = num(o['floor']) as number;
+      if (o['head'] !== undefined) r.head = num(o['head']) as number;
       if (o['epoch'] !== undefined) r.epoch = o['epoch'] as string;
       if (o['durable'] !== undefined) r.durable = o['durable'] as boolean;
       return r;
@@ -249,12 +250,33 @@ const delayOutlived: fc.Arbitrary<Observation[]> = fc
     { type: 'PROOF_TIMEOUT' },
   ]);
 
-/** Observation sequences: single observations with polls and outlived delays among them. */
+/**
+ * A stated head around the cursor (docs/spec.md#caught-up): caught up, behind, or owing, then
+ * the budget. Single observations rarely state a head equal to the cursor just reconnected with.
+ */
+const headStated: fc.Arbitrary<Observation[]> = fc
+  .nat(6)
+  .chain((cursor) => fc.tuple(fc.constant(cursor), fc.integer({ min: -1, max: 2 })))
+  .map(([cursor, d]) => [
+    { type: 'RECONNECT', cursor },
+    { type: 'RESPONSE', status: 200, floor: cursor + 1, head: Math.max(0, cursor + d) },
+    { type: 'PROOF_TIMEOUT' },
+  ]);
+
+/** Observation sequences: single observations with polls, outlived delays and heads among them. */
 const observationSequence = fc
-  .array(fc.oneof({ weight: 9, arbitrary: anyObservation.map((o) => [o]) }, poll, delayOutlived), {
-    maxLength: 40,
-    size: 'max',
-  })
+  .array(
+    fc.oneof(
+      { weight: 9, arbitrary: anyObservation.map((o) => [o]) },
+      poll,
+      delayOutlived,
+      headStated,
+    ),
+    {
+      maxLength: 40,
+      size: 'max',
+    },
+  )
   .map((parts) => parts.flat());
 
 const stepsAgree = (machine: ClientMachine, reference: ClientMachine) => {

@@ -24,6 +24,8 @@ export type Step =
       k: 'response';
       status: number;
       floorDelta: number | null;
+      /** A stated head relative to the cursor (docs/spec.md#caught-up). */
+      headDelta: number | null;
       epoch: string | null;
       durable: boolean | null;
     }
@@ -48,6 +50,7 @@ const response = fc.record({
   k: fc.constant('response' as const),
   status: fc.constantFrom(200, 200, 200, 200, 404, 410, 500),
   floorDelta: fc.option(fc.integer({ min: -2, max: 3 }), { freq: 2 }),
+  headDelta: fc.option(fc.integer({ min: -1, max: 2 }), { freq: 3 }),
   epoch: fc.option(fc.constantFrom('e1', 'e2'), { freq: 2 }),
   durable: fc.option(fc.boolean(), { freq: 2 }),
 });
@@ -139,6 +142,7 @@ export function render(steps: readonly Step[], first: 'open' | 'none'): string[]
         if (!reconnected) break;
         const r: Record<string, unknown> = { type: 'response', status: s.status };
         if (s.floorDelta !== null) r['floor'] = Math.max(0, (cursor ?? 0) + s.floorDelta);
+        if (s.headDelta !== null) r['head'] = Math.max(0, (cursor ?? 0) + s.headDelta);
         if (s.epoch !== null) r['epoch'] = s.epoch;
         if (s.durable !== null) r['durable'] = s.durable;
         lines.push(JSON.stringify(r));

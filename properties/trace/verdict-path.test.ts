@@ -39,6 +39,8 @@ describe('the rules in words', () => {
     'not-durable': 'resumption-failed',
     'epoch-changed': 'resumption-failed',
     'cursor-below-floor': 'resumption-failed',
+    'head-behind': 'resumption-failed',
+    'caught-up': 'resumed',
     skip: 'resumption-failed',
     rewind: 'resumption-failed',
     'cross-stream': 'resumption-failed',

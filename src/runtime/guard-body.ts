@@ -11,13 +11,14 @@ import type { GuardCore } from './guard-core.js';
 import type { Track } from './guard-track.js';
 import { ChunkText, SseLines } from './id-only-blocks.js';
 import {
-  ackFloor,
+  ackStatement,
   answers,
   eventLine,
   isMessageEvent,
   mayHoldIdKey,
   responseIn,
   serialize,
+  type AckStatement,
 } from './guard-wire.js';
 
 /**
@@ -148,8 +149,8 @@ export class GuardBody {
   }
 
   /** Every SSE item first feeds a held answer: no item can skip or postpone the first-event check. */
-  private first(floor?: number): void {
-    if (this.track.held) this.stop(this.core.answer(this.track, floor));
+  private first(ack?: AckStatement): void {
+    if (this.track.held) this.stop(this.core.answer(this.track, ack));
   }
 
   /**
@@ -221,8 +222,8 @@ export class GuardBody {
     if (this.track.held && this.core.mutant === 'comment-ends-first-check') {
       this.commentFirst = true;
     }
-    this.first();
-    if (this.failure) return;
+    // A comment is not the answer's first block (rule 5.1, review S7): it states nothing, so
+    // the answer stays held for the first event or message, which may be the acknowledgment.
     this.stop(this.core.record(this.track, { type: 'keepalive' }));
     this.forward(`:${c}\n\n`);
   }
@@ -231,10 +232,10 @@ export class GuardBody {
     const { core, track } = this;
     this.refusedElsewhere();
     if (this.failure) return;
-    const floor = track.held ? ackFloor(ev) : undefined;
-    this.first(floor);
+    const ack = track.held ? ackStatement(ev) : undefined;
+    this.first(ack);
     if (this.failure) return;
-    if (floor !== undefined) return this.forward(ev);
+    if (ack !== undefined) return this.forward(ev);
     if (!ev.id) {
       // Id-less data: delivered, but no Last-Event-ID can name it (rule 0, rule 6). It may
       // be the response itself (a 2026-07-28 server sends no ids).

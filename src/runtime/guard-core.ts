@@ -27,7 +27,7 @@ import {
   type IdReader,
 } from './guard-options.js';
 import { isPending, stateOf, type Track } from './guard-track.js';
-import { eventLine, type Call } from './guard-wire.js';
+import { eventLine, type AckStatement, type Call } from './guard-wire.js';
 
 /**
  * A request refused because the guard already follows `maxStreams` streams: nothing was sent.
@@ -357,14 +357,13 @@ export class GuardCore extends DecisionCore<Track, string> {
     return e || !isBudgeted(track.snapshot) ? e : undefined;
   }
 
-  /** Feeds a held 200 to the machine, with the floor of an acknowledgment if one came first. */
-  answer(track: Track, floor?: number): StreamResumptionError | null {
+  /**
+   * Feeds a held 200 to the machine, with what an acknowledgment states (its floor, and its
+   * head: caught up, docs/spec.md#caught-up) if one came first.
+   */
+  answer(track: Track, ack?: AckStatement): StreamResumptionError | null {
     track.held = false;
-    return this.record(track, {
-      type: 'response',
-      status: 200,
-      ...(floor !== undefined ? { floor } : {}),
-    });
+    return this.record(track, { type: 'response', status: 200, ...ack });
   }
 
   /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */

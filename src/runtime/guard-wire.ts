@@ -125,12 +125,24 @@ export function isMessageEvent(type: string | undefined): boolean {
   return !type || type === 'message';
 }
 
-/** The replay floor an acknowledgment states (`undefined`: not an acknowledgment). */
-export function ackFloor(ev: EventSourceMessage): number | undefined {
+/** What a replay acknowledgment states: its floor, and its head when it states one. */
+export interface AckStatement {
+  floor: number;
+  /** The highest id the server has written on the stream (docs/spec.md#caught-up). */
+  head?: number;
+}
+
+/**
+ * What an acknowledgment states (`undefined`: not an acknowledgment). A `head` that is not a
+ * safe integer is not a statement: the answer is judged as if it had none.
+ */
+export function ackStatement(ev: EventSourceMessage): AckStatement | undefined {
   if (ev.id) return undefined;
   const msg = parseJson(ev.data);
-  const f = isReplayAck(msg) ? (msg.params as { floor?: unknown }).floor : undefined;
-  return typeof f === 'number' && Number.isSafeInteger(f) ? f : undefined;
+  if (!isReplayAck(msg)) return undefined;
+  const { floor, head } = msg.params as { floor?: unknown; head?: unknown };
+  if (typeof floor !== 'number' || !Number.isSafeInteger(floor)) return undefined;
+  return typeof head === 'number' && Number.isSafeInteger(head) ? { floor, head } : { floor };
 }
 
 /**

@@ -356,6 +356,9 @@ function parseObject(r: Reader): TraceLine {
       const out: TraceLine & { type: 'response' } = { type, status: r.status('response') };
       const floor = r.optionalInteger('floor', 'response');
       if (floor !== undefined) out.floor = floor;
+      // `head`: the highest id the server states it has written (docs/spec.md#caught-up).
+      const head = r.optionalInteger('head', 'response');
+      if (head !== undefined) out.head = head;
       const epoch = r.optionalString('epoch', 'response');
       if (epoch !== undefined) out.epoch = epoch;
       const durable = r.optionalBoolean('durable', 'response');

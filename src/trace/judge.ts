@@ -186,6 +186,7 @@ export function observationOf(l: TraceLine): Observation | null {
     case 'response': {
       const o: Observation = { type: 'RESPONSE', status: l.status };
       if (l.floor !== undefined) o.floor = l.floor;
+      if (l.head !== undefined) o.head = l.head;
       if (l.epoch !== undefined) o.epoch = l.epoch;
       if (l.durable !== undefined) o.durable = l.durable;
       return o;

@@ -15,7 +15,15 @@ export type TraceLine =
   | { type: 'end' }
   /** `cursor: null`: the client sent no `Last-Event-ID`. */
   | { type: 'reconnect'; cursor: number | null; stream?: string }
-  | { type: 'response'; status: number; floor?: number; epoch?: string; durable?: boolean }
+  | {
+      type: 'response';
+      status: number;
+      floor?: number;
+      /** The highest id the server states it has written (docs/spec.md#caught-up). */
+      head?: number;
+      epoch?: string;
+      durable?: boolean;
+    }
   | { type: 'decision'; outcome: Outcome };
 
 /** A parsed trace line with its time stamp (`t`, ms), when one was read. */

@@ -24,7 +24,7 @@ import { applyMove, enabled, MOVES, outOfScope, type Spent } from '../../model/v
 import type { Bounds } from '../../model/verify/scope.js';
 import { restoreSnapshot, takeSnapshot, type WorldSnapshot } from '../../model/verify/snapshot.js';
 import { quiesce } from '../../model/world/commands.js';
-import type { WorldConfig } from '../../model/world/config.js';
+import { isTaskPolicy, type WorldConfig } from '../../model/world/config.js';
 import type { Subject } from '../../model/world/property.js';
 import { brokenConditions } from '../../model/world/validity.js';
 import { createWorld, type World } from '../../model/world/world.js';
@@ -93,7 +93,14 @@ function judgeEnded(
   const whys: string[] = [];
   // The conditions of validity, computed once for the claims that read them (as `judge` in
   // model/world/property.ts does), not once per claim.
-  const options = { broken: brokenConditions(w) };
+  // A server that states its head (docs/spec.md#caught-up): NoFalseAlarm and Delivery are
+  // judged without proofWithinBudget, whatever the tool's silences (issue 37).
+  const options = {
+    broken: brokenConditions(
+      w,
+      w.cfg.head && !isTaskPolicy(w.cfg.policy) ? 'proofWithinBudget' : undefined,
+    ),
+  };
   for (let i = 0; i < claims.length; i++) {
     const claim = claims[i]!;
     const v = claim.check(w, options);

@@ -61,6 +61,14 @@ export const SEP_2694_CHANGES: readonly SepChange[] = [
     policy: 'tasks-restarted-counter',
   },
   { id: 'missing-after-is-no-resume', client: 'tasks-missing-after-opens', policy: 'tasks-honest' },
+  // Change 12: without a caught-up marker, a client that takes a quiet resume for caught up
+  // waits forever on a receiver whose counter restarted (the same search as change 10's: the
+  // silence the marker would tell apart).
+  {
+    id: 'latest-seq-is-the-caught-up-marker',
+    client: 'keepalive-is-proof',
+    policy: 'tasks-restarted-counter',
+  },
 ];
 
 /** The command that regenerates the blocks. */

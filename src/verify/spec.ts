@@ -20,7 +20,8 @@ export const CLIENT_NAMES: readonly string[] = ['model', ...CLIENT_MUTANTS.map((
  * client that ignores its floor still never gets an event and fails at the budget),
  * `drops-cursor` and `delayed-forever` (no task answer declares a floor that covers the cursor:
  * the binding never reaches `delayed`), `accepts-no-cursor` (the binding never sends a
- * reconnect without a cursor before events were delivered: a call again is a resume from seq 0).
+ * reconnect without a cursor before events were delivered: a call again is a resume from seq 0),
+ * `head-ahead-caught-up` (no task answer states a head: SEP-2694 has no caught-up marker).
  */
 export const TASK_CLIENT_MUTANTS: readonly string[] = [
   'trusts-any-200',

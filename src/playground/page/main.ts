@@ -109,7 +109,8 @@ function fillForm(spec: WorldSpec): void {
   const c = spec.cfg as unknown as Record<string, unknown>;
   for (const k of NUMBERS)
     $<HTMLInputElement>(`cfg-${k}`).value = c[k] === null ? 'inf' : String(c[k]);
-  for (const k of Object.keys(CHOICES)) $<HTMLSelectElement>(`cfg-${k}`).value = String(c[k]);
+  for (const k of Object.keys(CHOICES))
+    $<HTMLSelectElement>(`cfg-${k}`).value = String(c[k] ?? false);
   $<HTMLSelectElement>('client').value = spec.client;
   $<HTMLSelectElement>('policy').value = spec.cfg.policy;
   $<HTMLSelectElement>('server-runs').value = spec.server ?? '';
