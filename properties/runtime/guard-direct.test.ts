@@ -1649,6 +1649,9 @@ describe('the fast suite tells every guard mutant from the guard', () => {
     'lazy-index-skips-taken-ids': () => Promise.resolve(null),
     // (Nor this: response-precheck.test.ts kills it.)
     'response-needs-id-colon': () => Promise.resolve(null),
+    // (Nor these, of issue 37: sdk-polling.test.ts and session-guard.test.ts kill them.)
+    'cursorless-never-restored': () => Promise.resolve(null),
+    'settles-latest-failure-only': () => Promise.resolve(null),
   };
 
   test.each(GUARD_MUTANTS.map((m) => [m.name] as const))('%s', async (name) => {

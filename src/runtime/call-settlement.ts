@@ -84,6 +84,14 @@ export function settlementResponse(error: StreamResumptionError, n: number): Res
   });
 }
 
+/** One stream carrying the error responses of several calls (`[error, n]` each), then its end. */
+export function settlementsResponse(endings: [StreamResumptionError, number][]): Response {
+  return new Response(endings.map(([e, n]) => settlementEvent(e, n)).join(''), {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
+  });
+}
+
 /**
  * The answer to a reconnect for a call the guard has already ended: a 405, which both SDK
  * clients take as "no stream here" and stop reconnecting on. No request is sent.

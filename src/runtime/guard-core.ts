@@ -14,7 +14,7 @@ import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import type { MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
-import { settledResponse, settlementResponse } from './call-settlement.js';
+import { settledResponse, settlementResponse, settlementsResponse } from './call-settlement.js';
 import { CursorIndex } from './cursor-index.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
@@ -79,8 +79,11 @@ export class GuardCore extends DecisionCore<Track, string> {
   readonly tracks = new Set<Track>();
   /** Requests sent that may open a stream: they hold a place under the cap. */
   reserved = 0;
-  /** The streams by the last id they delivered: a resume's `Last-Event-ID` names one. */
-  private readonly cursors: CursorIndex;
+  /**
+   * Per session (`scopeOf`), the streams by the last id they delivered: a resume's
+   * `Last-Event-ID` names one of its own session. A session's entry lives while it has tracks.
+   */
+  private readonly scopes = new Map<string, { cursors: CursorIndex; tracks: number }>();
   /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
   readonly waitingWithCursor: Track[] = [];
   /** Interrupted standalone streams that never received an id: they reconnect without one. */
@@ -103,7 +106,23 @@ export class GuardCore extends DecisionCore<Track, string> {
     });
     this.cfg = cfg;
     this.readId = options.readId ?? defaultIdReader;
-    this.cursors = new CursorIndex(mutant === 'lazy-index-skips-taken-ids');
+  }
+
+  /** The cursor index of session `scope`, made on its first track. */
+  private enter(scope: string): CursorIndex {
+    let entry = this.scopes.get(scope);
+    if (!entry) {
+      entry = { cursors: new CursorIndex(this.mutant === 'lazy-index-skips-taken-ids'), tracks: 0 };
+      this.scopes.set(scope, entry);
+    }
+    entry.tracks++;
+    return entry.cursors;
+  }
+
+  /** A track of session `scope` was freed: the session's entry goes with its last track. */
+  private leave(scope: string) {
+    const entry = this.scopes.get(scope);
+    if (entry && --entry.tracks === 0) this.scopes.delete(scope);
   }
 
   /** What the guard holds now ({@link inspectGuard}). */
@@ -166,28 +185,85 @@ export class GuardCore extends DecisionCore<Track, string> {
     throw e;
   }
 
-  /** The stream whose last delivered id is `lastEventId` (`undefined`: none followed). */
-  holding(lastEventId: string): Track | undefined {
-    return this.cursors.holding(lastEventId);
+  /**
+   * The answer to the retry of failed streams whose calls still wait (a GET without
+   * `Last-Event-ID` that any of them may have sent): one stream carrying the error response of
+   * every such call, so that each pending call ends, whichever of them sent it (issue 38: a 405
+   * for one call already ended leaves the other waiting); or the latest failure itself when no
+   * call can be ended (observe-only, `endCalls: 'error'`, streams without a call). Each GET
+   * refused is recorded on its stream.
+   */
+  failedAnswers(tracks: Track[]): Response {
+    const endings: [StreamResumptionError, number][] = [];
+    for (const t of tracks) {
+      const ending = this.settlement(t, this.refuse(t, null));
+      if (ending) endings.push([ending, t.id]);
+    }
+    if (endings.length === 0) throw tracks[tracks.length - 1]!.failure!;
+    return settlementsResponse(endings);
+  }
+
+  /**
+   * The application re-issues the call that failed with `failure` (it marked the request:
+   * reissue-mark.ts): the failed streams of that call are freed, and their later GETs are no
+   * longer refused. Nothing else frees a failed stream: not a call that only looks the same,
+   * nor another session starting (R3-2).
+   */
+  reissued(failure: StreamResumptionError | undefined) {
+    const c = failure?.call;
+    if (!c) return;
+    for (const t of [...this.failed]) {
+      const f = this.failedCall(t);
+      if (
+        f.requestId === c.requestId &&
+        f.method === c.method &&
+        f.stream === c.stream &&
+        f.lastDelivered === c.lastDelivered
+      )
+        this.free(t);
+    }
+  }
+
+  /** Whether session `scope`'s standalone stream is open now (being read). */
+  standaloneOpen(scope: string): boolean {
+    for (const t of this.tracks)
+      if (
+        t.scope === scope &&
+        t.plain &&
+        t.failure === null &&
+        !this.waitingPlain.includes(t) &&
+        !this.waitingWithCursor.includes(t)
+      )
+        return true;
+    return false;
+  }
+
+  /**
+   * The stream of session `scope` whose last delivered id is `lastEventId` (`undefined`: none
+   * followed). A stream of another session that delivered the same id is not it (R3-1).
+   */
+  holding(lastEventId: string, scope = ''): Track | undefined {
+    return this.scopes.get(scope)?.cursors.holding(lastEventId);
   }
 
   /** Drops the cursor a track holds from the index, unless a later stream holds it now. */
   forget(track: Track) {
-    this.cursors.forget(track);
+    track.cursors.forget(track);
   }
 
   /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
   free(track: Track) {
     if (this.mutant === 'keeps-completed-streams' && track.failure === null) return;
     clearTimeout(track.budget);
-    this.tracks.delete(track);
+    const followed = this.tracks.delete(track);
     this.forget(track);
+    if (followed) this.leave(track.scope);
     this.remove(this.waitingWithCursor, track);
     this.remove(this.waitingPlain, track);
     this.remove(this.failed, track);
   }
 
-  newTrack(call: Call): Track {
+  newTrack(call: Call, scope = ''): Track {
     const machine = this.machineTrack();
     const track: Track = {
       id: this.nextTrackId++,
@@ -199,6 +275,8 @@ export class GuardCore extends DecisionCore<Track, string> {
         machine.snapshot = state;
       },
       lastId: null,
+      scope,
+      cursors: this.enter(scope),
       completed: false,
       plain: false,
       failure: null,
@@ -209,6 +287,7 @@ export class GuardCore extends DecisionCore<Track, string> {
       reconnected: false,
       episodeT: 0,
       held: false,
+      heldAt: 0,
     };
     this.tracks.add(track);
     return track;
@@ -256,13 +335,14 @@ export class GuardCore extends DecisionCore<Track, string> {
     line: Exclude<TraceLine, { type: 'decision' }>,
     extra?: Record<string, unknown>,
     why?: string,
+    at?: number,
   ): StreamResumptionError | null {
     // The clock is read only where a time is used: a budget to check, or a trace line (a
     // decision line carries the time of the line before it). An event of a first stream, the
-    // common case, needs neither.
+    // common case, needs neither. (`at`: the fact's own time, when it is fed later.)
     const traced = this.traced;
     const budgeted = isBudgeted(track.snapshot);
-    const t = traced || budgeted ? this.now() : 0;
+    const t = at ?? (traced || budgeted ? this.now() : 0);
     if (budgeted) {
       const e = this.outOfBudget(track, t);
       if (e) return e;
@@ -304,20 +384,24 @@ export class GuardCore extends DecisionCore<Track, string> {
     return e || !isBudgeted(track.snapshot) ? e : undefined;
   }
 
-  /** Feeds a held 200 to the machine, with the floor of an acknowledgment if one came first. */
+  /**
+   * Feeds a held 200 to the machine, with the floor of an acknowledgment if one came first. Its
+   * line carries the time its headers came (`heldAt`), not the time it is fed: a 200 that came
+   * within the budget was answered in time whenever its first item (or the budget's timer, which
+   * may fire a little early or late by the wall clock) feeds it. So a resume answered 200 that
+   * then says nothing is `unproven` (rule 7) and never `no-response` (rule 1), however loaded
+   * the machine is.
+   */
   answer(track: Track, floor?: number): StreamResumptionError | null {
     track.held = false;
-    return this.record(track, {
-      type: 'response',
-      status: 200,
-      ...(floor !== undefined ? { floor } : {}),
-    });
+    const line = { type: 'response', status: 200, ...(floor !== undefined ? { floor } : {}) };
+    return this.record(track, line as TraceLine & { type: 'response' }, undefined, undefined, track.heldAt);
   }
 
   /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
   remember(track: Track, id: string) {
     if (!this.tracks.has(track)) return; // freed: its response arrived
-    this.cursors.remember(track, id);
+    track.cursors.remember(track, id);
   }
 
   /**
@@ -375,8 +459,11 @@ export class GuardCore extends DecisionCore<Track, string> {
     return error;
   }
 
-  /** Starts or continues the episode of a reconnect with `Last-Event-ID`. */
-  reconnect(track: Track, lastEventId: string): StreamResumptionError | null {
+  /**
+   * Starts or continues the episode of a reconnect with `Last-Event-ID` (`restored`: the guard
+   * put the stream's cursor back on a GET sent without one; its line says so).
+   */
+  reconnect(track: Track, lastEventId: string, restored = false): StreamResumptionError | null {
     const read = this.readId(lastEventId);
     // A poll (the same cursor after the server ended an unproven stream) goes on with its
     // episode and its budget (`record` checks it); any other reconnect closes the one before
@@ -403,11 +490,11 @@ export class GuardCore extends DecisionCore<Track, string> {
     track.cursor = lastEventId;
     const t = this.now();
     if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
-    const e = this.record(track, {
-      type: 'reconnect',
-      cursor: read.seq,
-      ...(read.stream ? { stream: read.stream } : {}),
-    });
+    const e = this.record(
+      track,
+      { type: 'reconnect', cursor: read.seq, ...(read.stream ? { stream: read.stream } : {}) },
+      restored ? { restored: true } : undefined,
+    );
     if (!e) this.armBudget(track);
     return e;
   }
@@ -422,8 +509,8 @@ export class GuardCore extends DecisionCore<Track, string> {
   }
 
   /** A cursor from a stream the guard did not see: the track starts from what it claims. */
-  unseen(lastEventId: string): Track {
-    const track = this.newTrack(null);
+  unseen(lastEventId: string, scope: string): Track {
+    const track = this.newTrack(null, scope);
     const read = this.readId(lastEventId);
     this.emit(track, { type: 'open', status: 200, unseen: true });
     track.snapshot = this.engine.step(track.snapshot, { type: 'OPEN', status: 200 });

@@ -6,6 +6,7 @@
 import { PENDING_STATES, type ClientStateName } from '../../model/client-machine.js';
 import type { StreamResumptionError } from '../reference.js';
 import type { MachineState } from '../trace/engine.js';
+import type { CursorIndex } from './cursor-index.js';
 import type { MachineTrack } from './machine-track.js';
 
 /** The (flat) state a machine state is in. */
@@ -26,6 +27,14 @@ export interface Track {
   snapshot: MachineState;
   /** The last id delivered: the key a later `Last-Event-ID` names. */
   lastId: string | null;
+  /**
+   * The session it belongs to: the endpoint and the `Mcp-Session-Id` of the request that opened
+   * it (ids are unique within a session only, so a `Last-Event-ID` names a stream of its own
+   * session, see guard-wire.ts `scopeOf`).
+   */
+  scope: string;
+  /** The cursor index of its session (guard-core.ts). */
+  cursors: CursorIndex;
   /** The JSON-RPC response of its request arrived: nothing more is owed. */
   completed: boolean;
   /** The standalone GET stream: reconnects without a cursor until it received an id. */
@@ -48,6 +57,8 @@ export interface Track {
   budget?: NodeJS.Timeout;
   /** A resume's 200 not yet fed to the machine: it waits for the first SSE item (an ack?). */
   held: boolean;
+  /** When the held 200's headers came (the guard's clock): its line carries that time. */
+  heldAt: number;
   /** Errors the stream being read, when the budget runs out on it. */
   giveUp?: (e: StreamResumptionError) => void;
 }
