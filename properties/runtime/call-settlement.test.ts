@@ -15,6 +15,7 @@ import {
   resumptionFailureOf,
   StreamResumptionError,
   type ContinuityGuardOptions,
+  markReissue,
 } from '../../src/runtime/index.js';
 import { settlementOf } from '../../src/runtime/call-settlement.js';
 import {
@@ -104,9 +105,9 @@ describe('a failed resume ends its call with one error response', () => {
     expect(third.status).toBe(405);
     expect(g.sent).toHaveLength(sent);
     expect(g.failures).toHaveLength(1);
-    // Re-issuing the call frees its stream.
+    // Re-issuing the call (marked as its re-issue) frees its stream.
     expect(g.state()).toMatchObject({ streams: 1, failed: 1 });
-    await g.post(call(8)).catch(() => {});
+    await markReissue(g.failures[0]!, () => g.post(call(8))).catch(() => {});
     expect(g.state()).toMatchObject({ failed: 0 });
   });
 
