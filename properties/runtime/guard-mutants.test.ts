@@ -43,6 +43,7 @@ const CLIENT: Record<GuardMutantName, ClientKind> = {
   // (Nor these, of issue 37: sdk-polling.test.ts and session-guard.test.ts kill them.)
   'cursorless-never-restored': 'direct',
   'settles-latest-failure-only': 'direct',
+  'resume-left-undecided': 'direct',
 };
 
 describe('the differential property finds every guard mutant', () => {

@@ -395,7 +395,13 @@ export class GuardCore extends DecisionCore<Track, string> {
   answer(track: Track, floor?: number): StreamResumptionError | null {
     track.held = false;
     const line = { type: 'response', status: 200, ...(floor !== undefined ? { floor } : {}) };
-    return this.record(track, line as TraceLine & { type: 'response' }, undefined, undefined, track.heldAt);
+    return this.record(
+      track,
+      line as TraceLine & { type: 'response' },
+      undefined,
+      undefined,
+      track.heldAt,
+    );
   }
 
   /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
@@ -495,7 +501,7 @@ export class GuardCore extends DecisionCore<Track, string> {
       { type: 'reconnect', cursor: read.seq, ...(read.stream ? { stream: read.stream } : {}) },
       restored ? { restored: true } : undefined,
     );
-    if (!e) this.armBudget(track);
+    if (!e && this.mutant !== 'resume-left-undecided') this.armBudget(track);
     return e;
   }
 

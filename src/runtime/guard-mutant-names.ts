@@ -28,4 +28,8 @@ export type GuardMutantName =
   // streams is answered for the latest failed stream only, a 405 when its call was ended
   // already, leaving another failed call waiting (properties/runtime/session-guard.test.ts).
   | 'cursorless-never-restored'
-  | 'settles-latest-failure-only';
+  | 'settles-latest-failure-only'
+  // And the guard that never arms a resume's proof budget: a silent resume stays undecided, and
+  // the call waits for the SDK's timeout (properties/runtime/differential.test.ts kills it: a
+  // held stream counts as an honest timeout only after a `resumed` decision).
+  | 'resume-left-undecided';

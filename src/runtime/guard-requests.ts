@@ -84,7 +84,9 @@ export class GuardRequests {
       if (latest) return core.failedAnswer(latest, core.refuse(latest, null));
     }
     const unsettled =
-      core.mutant === 'cursorless-retry-is-new' ? [] : ofScope(core.failed).filter((t) => !t.settled);
+      core.mutant === 'cursorless-retry-is-new'
+        ? []
+        : ofScope(core.failed).filter((t) => !t.settled);
     if (unsettled.length > 0) return core.failedAnswers(unsettled);
     const waiting = ofScope(core.waitingWithCursor);
     if (
@@ -174,7 +176,10 @@ export class GuardRequests {
       return await Promise.race([sent, givenUp]);
     } catch (e) {
       // Headers that come after all go nowhere: their body is cancelled.
-      sent.then((r) => r.body?.cancel().catch(() => {}), () => {});
+      sent.then(
+        (r) => r.body?.cancel().catch(() => {}),
+        () => {},
+      );
       throw bound.signal.aborted && !outer?.aborted && timer
         ? new Error(`continuityGuard: ${what}`, { cause: e })
         : e;
