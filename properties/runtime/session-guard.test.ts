@@ -205,7 +205,14 @@ describe.each(SDK_KINDS)('R3-5: the standalone stream outlives a failed call (SD
       return {
         status: 200,
         headers: SSE_HEADERS,
-        steps: [{ write: sse(null, { ...(note(0) as object), params: { data: 'standalone' } }) }],
+        steps: [
+          {
+            write: sse(null, {
+              ...(note(0) as object),
+              params: { level: 'info', data: 'standalone' },
+            }),
+          },
+        ],
       };
     });
     const f = continuityGuard(fetch, { proofTimeoutMs: 2_000 });

@@ -15,7 +15,6 @@ import { observationOf } from '../trace/checker.js';
 import type { MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
 import { settledResponse, settlementResponse, settlementsResponse } from './call-settlement.js';
-import { CursorIndex } from './cursor-index.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
 import type { GuardMutantName } from './guard-mutant-names.js';
@@ -27,6 +26,7 @@ import {
   type IdReader,
 } from './guard-options.js';
 import { isPending, stateOf, type Track } from './guard-track.js';
+import { SessionCursors } from './session-cursors.js';
 import { eventLine, type Call } from './guard-wire.js';
 
 /**
@@ -81,9 +81,9 @@ export class GuardCore extends DecisionCore<Track, string> {
   reserved = 0;
   /**
    * Per session (`scopeOf`), the streams by the last id they delivered: a resume's
-   * `Last-Event-ID` names one of its own session. A session's entry lives while it has tracks.
+   * `Last-Event-ID` names one of its own session.
    */
-  private readonly scopes = new Map<string, { cursors: CursorIndex; tracks: number }>();
+  private readonly sessions: SessionCursors;
   /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
   readonly waitingWithCursor: Track[] = [];
   /** Interrupted standalone streams that never received an id: they reconnect without one. */
@@ -106,23 +106,7 @@ export class GuardCore extends DecisionCore<Track, string> {
     });
     this.cfg = cfg;
     this.readId = options.readId ?? defaultIdReader;
-  }
-
-  /** The cursor index of session `scope`, made on its first track. */
-  private enter(scope: string): CursorIndex {
-    let entry = this.scopes.get(scope);
-    if (!entry) {
-      entry = { cursors: new CursorIndex(this.mutant === 'lazy-index-skips-taken-ids'), tracks: 0 };
-      this.scopes.set(scope, entry);
-    }
-    entry.tracks++;
-    return entry.cursors;
-  }
-
-  /** A track of session `scope` was freed: the session's entry goes with its last track. */
-  private leave(scope: string) {
-    const entry = this.scopes.get(scope);
-    if (entry && --entry.tracks === 0) this.scopes.delete(scope);
+    this.sessions = new SessionCursors(mutant === 'lazy-index-skips-taken-ids');
   }
 
   /** What the guard holds now ({@link inspectGuard}). */
@@ -204,46 +188,11 @@ export class GuardCore extends DecisionCore<Track, string> {
   }
 
   /**
-   * The application re-issues the call that failed with `failure` (it marked the request:
-   * reissue-mark.ts): the failed streams of that call are freed, and their later GETs are no
-   * longer refused. Nothing else frees a failed stream: not a call that only looks the same,
-   * nor another session starting (R3-2).
-   */
-  reissued(failure: StreamResumptionError | undefined) {
-    const c = failure?.call;
-    if (!c) return;
-    for (const t of [...this.failed]) {
-      const f = this.failedCall(t);
-      if (
-        f.requestId === c.requestId &&
-        f.method === c.method &&
-        f.stream === c.stream &&
-        f.lastDelivered === c.lastDelivered
-      )
-        this.free(t);
-    }
-  }
-
-  /** Whether session `scope`'s standalone stream is open now (being read). */
-  standaloneOpen(scope: string): boolean {
-    for (const t of this.tracks)
-      if (
-        t.scope === scope &&
-        t.plain &&
-        t.failure === null &&
-        !this.waitingPlain.includes(t) &&
-        !this.waitingWithCursor.includes(t)
-      )
-        return true;
-    return false;
-  }
-
-  /**
    * The stream of session `scope` whose last delivered id is `lastEventId` (`undefined`: none
    * followed). A stream of another session that delivered the same id is not it (R3-1).
    */
   holding(lastEventId: string, scope = ''): Track | undefined {
-    return this.scopes.get(scope)?.cursors.holding(lastEventId);
+    return this.sessions.holding(scope, lastEventId);
   }
 
   /** Drops the cursor a track holds from the index, unless a later stream holds it now. */
@@ -257,7 +206,7 @@ export class GuardCore extends DecisionCore<Track, string> {
     clearTimeout(track.budget);
     const followed = this.tracks.delete(track);
     this.forget(track);
-    if (followed) this.leave(track.scope);
+    if (followed) this.sessions.leave(track.scope);
     this.remove(this.waitingWithCursor, track);
     this.remove(this.waitingPlain, track);
     this.remove(this.failed, track);
@@ -276,7 +225,7 @@ export class GuardCore extends DecisionCore<Track, string> {
       },
       lastId: null,
       scope,
-      cursors: this.enter(scope),
+      cursors: this.sessions.enter(scope),
       completed: false,
       plain: false,
       failure: null,

@@ -35,7 +35,6 @@ export class GuardRequests {
 
   /** The guarded `fetch`: every request of the MCP client comes here. */
   async guarded(input: Input, init?: RequestInit): Promise<Response> {
-    const { core } = this;
     const method = methodOf(input, init);
     if (method !== 'POST' && method !== 'GET') return this.fetchFn(input, init);
     const headers = headersOf(input, init);
@@ -43,7 +42,7 @@ export class GuardRequests {
     if (method === 'POST') {
       // The application re-issues a failed call (it says so: reissue-mark.ts): its stream is
       // free. A call that only looks the same (same method and params) frees nothing (R3-2).
-      core.reissued(reissueMark());
+      this.reissued(reissueMark());
       return this.open(method, input, init, callOf(init?.body), false, scope);
     }
     const lastEventId = headers.get('last-event-id');
@@ -91,7 +90,7 @@ export class GuardRequests {
     const waiting = ofScope(core.waitingWithCursor);
     if (
       waiting.length === 1 &&
-      core.standaloneOpen(scope) &&
+      this.standaloneOpen(scope) &&
       core.mutant !== 'cursorless-never-restored'
     ) {
       const id = waiting[0]!.lastId!;
@@ -112,6 +111,37 @@ export class GuardRequests {
       if (e) return core.failedAnswer(track, e);
     }
     return this.open('GET', input, init, null, true, scope);
+  }
+
+  /**
+   * The application re-issues the call that failed with `failure` (it marked the request:
+   * reissue-mark.ts): the failed streams of that call are freed, and their later GETs are no
+   * longer refused. Nothing else frees a failed stream: not a call that only looks the same,
+   * nor another session starting (R3-2).
+   */
+  private reissued(failure: StreamResumptionError | undefined) {
+    const c = failure?.call;
+    if (!c) return;
+    const { core } = this;
+    for (const t of [...core.failed]) {
+      const f = core.failedCall(t);
+      const same =
+        f.requestId === c.requestId &&
+        f.method === c.method &&
+        f.stream === c.stream &&
+        f.lastDelivered === c.lastDelivered;
+      if (same) core.free(t);
+    }
+  }
+
+  /** Whether session `scope`'s standalone stream is open now (being read). */
+  private standaloneOpen(scope: string): boolean {
+    const { core } = this;
+    for (const t of core.tracks) {
+      if (t.scope !== scope || !t.plain || t.failure !== null) continue;
+      if (!core.waitingPlain.includes(t) && !core.waitingWithCursor.includes(t)) return true;
+    }
+    return false;
   }
 
   /**

@@ -6,7 +6,6 @@
 import { PENDING_STATES, type ClientStateName } from '../../model/client-machine.js';
 import type { StreamResumptionError } from '../reference.js';
 import type { MachineState } from '../trace/engine.js';
-import type { CursorIndex } from './cursor-index.js';
 import type { MachineTrack } from './machine-track.js';
 
 /** The (flat) state a machine state is in. */
@@ -17,6 +16,12 @@ export function stateOf(state: MachineState): ClientStateName {
 /** `true` while a reconnect is still being judged (as `isPending` of model/run.ts). */
 export function isPending(state: MachineState): boolean {
   return PENDING_STATES.includes(stateOf(state));
+}
+
+/** What a track needs of its session's cursor index (cursor-index.ts). */
+export interface TrackCursors {
+  remember(track: Track, id: string): void;
+  forget(track: Track): void;
 }
 
 /** One followed stream: a request's stream (or the standalone GET) and its resumptions. */
@@ -33,8 +38,8 @@ export interface Track {
    * session, see guard-wire.ts `scopeOf`).
    */
   scope: string;
-  /** The cursor index of its session (guard-core.ts). */
-  cursors: CursorIndex;
+  /** The cursor index of its session (session-cursors.ts, a `CursorIndex`). */
+  cursors: TrackCursors;
   /** The JSON-RPC response of its request arrived: nothing more is owed. */
   completed: boolean;
   /** The standalone GET stream: reconnects without a cursor until it received an id. */
