@@ -1423,6 +1423,34 @@ describe('several streams at once', () => {
     expect(g.state()).toMatchObject({ failed: 0 });
   });
 
+  test("a cursor-less GET while the session's standalone stream is open and one stream is owed: sent with that stream's cursor, judged as its reconnect", async () => {
+    // (The SDK clients drop the cursor after an empty poll: docs/conformance.md, finding 23.)
+    const standalone = wire();
+    const g = guard((s, n) =>
+      n === 0
+        ? sseResponse(standalone)
+        : n === 1
+          ? sseResponse(ev(1) + ev(2))
+          : sseResponse(ev(3, RESULT)),
+    );
+    const held = readAll(await g.get()); // the standalone stream, open
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get());
+    expect({ text, error }).toEqual({ text: ev(3, RESULT), error: null });
+    expect(g.sent.map((x) => x.lastEventId)).toEqual([null, null, '2']);
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
+      { stream: 2, type: 'reconnect', cursor: 2, restored: true },
+    ]);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+    standalone.end();
+    await held;
+    // Without the standalone stream open, the same GET could be that stream opening: not
+    // attributed, it fails as a dropped cursor (rule 0).
+    const h = guard((s) => (s.method === 'POST' ? sseResponse(ev(1) + ev(2)) : sseResponse('')));
+    await readAll(await h.post());
+    expect(codeOf(await rejection(h.get()))).toBe('cursor-dropped');
+  });
+
   test('a cursor-less GET is charged to the latest interrupted stream; the others stay owed', async () => {
     const g = guard((_s, n) =>
       n === 0
