@@ -46,7 +46,7 @@ export interface Track {
   plain: boolean;
   /** Set when the stream failed: every later GET for it is refused with this error. */
   failure: StreamResumptionError | null;
-  /** The request it answers (method and params), to see the application re-issue it. */
+  /** The request it answers (method and params; re-issues are what the application marks, reissue-mark.ts). */
   call: string | null;
   /** The JSON-RPC request it answers, as sent (`null`: the standalone stream). */
   request: Record<string, unknown> | null;
