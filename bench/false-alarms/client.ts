@@ -33,7 +33,6 @@ export function readmeGuard(onFailure: (e: Error) => void): typeof fetch {
   return continuityGuard(fetch, {
     idleTimeoutMs: 60_000 / SCALE,
     proofTimeoutMs: 10_000 / SCALE,
-    responseTimeoutMs: 10_000 / SCALE,
     firstHeadersTimeoutMs: 60_000 / SCALE,
     onFailure,
   });

@@ -375,7 +375,7 @@ describe('timers and hostile servers stay bounded', { timeout: 30_000 }, () => {
       if (req.method === 'POST' && posts++ === 0) return void res.writeHead(200, SSE).end(ev(1));
       // never answers
     });
-    const f = continuityGuard(fetch, { responseTimeoutMs: 300 });
+    const f = continuityGuard(fetch, { proofTimeoutMs: 300 });
     await drain(await f(url, { method: 'POST', body: '{}' }));
     const e = await failure(f(url, { method: 'GET', headers: { 'last-event-id': '1' } }));
     expect(e?.code).toBe('no-response');

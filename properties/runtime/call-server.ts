@@ -19,6 +19,8 @@ export type Resume =
   | 'skip'
   /** A 200 that never sends an event (nor a byte) and stays open. */
   | 'silent'
+  /** No answer at all: the request is held, its status line never comes. */
+  | 'no-headers'
   /** A faithful replay: id 3 (a notification), then id 4, the result. */
   | 'faithful'
   /** A faithful replay whose result (id 3) is 16 KiB, sent in two writes: over a small maxEventBytes. */
@@ -156,6 +158,8 @@ export async function callServer(s: CallScenario): Promise<CallServer> {
       case 'silent':
         res.writeHead(200, SSE);
         return void res.flushHeaders();
+      case 'no-headers':
+        return;
       case 'skip':
         res.writeHead(200, SSE);
         return void res.write(event(idOf(5), progress(5)));

@@ -60,7 +60,12 @@ const FAILING: { resume: Exclude<Resume, 'faithful'>; outcome: string; code: str
   { resume: '405', outcome: 'resumption-failed', code: 'bad-status' },
   { resume: '404', outcome: 'session-lost', code: 'session-gone' },
   { resume: 'skip', outcome: 'resumption-failed', code: 'skip' },
-  { resume: 'silent', outcome: 'resumption-failed', code: 'no-response' },
+  // A 200 that then says nothing: answered in time, proven never (rule 7), whatever the load
+  // (the 200 counts from its headers, not from when the budget's timer feeds it; it was
+  // no-response or unproven depending on how early the timer fired by the wall clock).
+  { resume: 'silent', outcome: 'resumption-failed', code: 'unproven' },
+  // No status line at all: the proof budget bounds it (rule 1); the call learns within P.
+  { resume: 'no-headers', outcome: 'resumption-failed', code: 'no-response' },
 ];
 
 describe.each(SDK_KINDS)('SDK %s Client.callTool through the guard', (kind: SdkKind) => {

@@ -11,7 +11,7 @@ import { describe, expect } from 'vitest';
 import { announceSeed, runs } from '../support/seed.js';
 import { runGuarded, type ClientKind } from './run-guarded.js';
 import { runGuardedCall } from './run-guarded-call.js';
-import { scenario } from './scenario.js';
+import { scenario, type Scenario } from './scenario.js';
 
 const seed = announceSeed('properties/runtime/differential.test.ts');
 
@@ -43,6 +43,51 @@ describe.each(['v1', 'v2'] as const)('Client.callTool of SDK %s through the guar
       `[differential ${kind}] calls ended by the guard: ${sorted.length}; ms from the failure to the rejection: ${sorted.join(', ') || 'none'}`,
     );
   });
+});
+
+/**
+ * Seed 1306244418 (issue 37): the resume is proven (its first event is the cursor's successor),
+ * then the server holds the stream open and never sends the result. Nothing failed; the SDK's
+ * own request timeout ends the call: an honest timeout, which CallSettles once took for a broken
+ * call (about one CI run in 35).
+ */
+const HELD_AFTER_RESUMED: Scenario = {
+  owed: 5,
+  firstSends: 2,
+  firstEnding: 'destroy',
+  firstCuts: [],
+  gets: [
+    {
+      status: 200,
+      contentType: 'text/event-stream',
+      headerDelayMs: 0,
+      items: [{ kind: 'from', offset: 1, count: 1, reissue: false }],
+      ending: 'hold',
+      cuts: [],
+    },
+  ],
+  sendCursor: [true],
+};
+
+/** A resume answered 200 that then says nothing, held open: the guard must decide it. */
+const SILENT_RESUME: Scenario = {
+  ...HELD_AFTER_RESUMED,
+  gets: [{ ...HELD_AFTER_RESUMED.gets[0]!, items: [] }],
+};
+
+describe.each(['v1', 'v2'] as const)('held streams through Client.callTool of SDK %s', (kind) => {
+  test('regression, seed 1306244418: a stream held after a proven resume ends by the SDK timeout, and that is no broken claim', async () => {
+    const { broken } = await runGuardedCall(kind, HELD_AFTER_RESUMED);
+    expect(broken).toEqual([]);
+  }, 20_000);
+
+  test('the guard that leaves a silent resume undecided still fails CallSettles (resume-left-undecided)', async () => {
+    const { broken } = await runGuardedCall(kind, SILENT_RESUME, {}, 'resume-left-undecided');
+    expect(broken.map((b) => b.claim)).toContain('CallSettles');
+    expect(broken.find((b) => b.claim === 'CallSettles')!.why).toContain('never decided');
+    // The guard itself decides it (unproven) and ends the call.
+    expect((await runGuardedCall(kind, SILENT_RESUME)).broken).toEqual([]);
+  }, 30_000);
 });
 
 test('CallSettles finds the guard that decides right but leaves the call waiting (endCalls: error)', async () => {

@@ -20,6 +20,7 @@ import {
   type ContinuityGuardOptions,
   type GuardDecision,
   type GuardTraceLine,
+  markReissue,
 } from '../../src/runtime/index.js';
 import { REPLAY_ACK_METHOD } from '../../src/runtime/continuity-store.js';
 import { checkTrace } from '../../src/trace/check.js';
@@ -397,7 +398,9 @@ describe('a resume (GET with Last-Event-ID)', () => {
     await readAll(await g.post('not json'));
     expect(g.state()).toMatchObject({ failed: 1 });
     await rejection(g.get());
-    // The same call again, with a fresh progress token and request id: the stream is free.
+    // The same call again, with a fresh progress token and request id: it only looks like the
+    // re-issue (an independent call of the same tool with the same arguments), so it frees
+    // nothing (R3-2); sent as the re-issue the application marks, it frees the stream.
     const again = JSON.stringify({
       jsonrpc: '2.0',
       id: 9,
@@ -405,15 +408,26 @@ describe('a resume (GET with Last-Event-ID)', () => {
       params: { name: 'x', _meta: { progressToken: 7 } },
     });
     await readAll(await g.post(again));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await markReissue(g.failures[0]!, () => g.post(again)));
     expect(g.state()).toMatchObject({ failed: 0 });
   });
 
-  test('an initialize (a new session) frees every failed stream', async () => {
+  test('an initialize (a new session) frees no failed stream: only its marked re-issue does (R3-2)', async () => {
     const g = interrupted(() => sseResponse(ev(6)));
     await readAll(await g.post());
     await readAll(await g.get('3'));
     const init = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: {} });
     await readAll(await g.post(init));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    // Marked as the re-issue of another failure: still nothing.
+    const elsewhere = new StreamResumptionError('x', 'skip', 'resumption-failed', {
+      ...g.failures[0]!.call!,
+      requestId: 77,
+    });
+    await readAll(await markReissue(elsewhere, () => g.post(init)));
+    expect(g.state()).toMatchObject({ failed: 1 });
+    await readAll(await markReissue(g.failures[0]!, () => g.post(init)));
     expect(g.state()).toMatchObject({ failed: 0 });
   });
 
@@ -875,10 +889,13 @@ async function expectGivenUpLate(
   reading: Promise<{ text: string; error: unknown }>,
 ) {
   const { text, error } = await reading;
-  expect(codeOf(error)).toBe('no-response');
+  // The 200 came in time (its line carries the time of its headers); nothing proved it by the
+  // end of the budget: unproven (rule 7), not no-response.
+  expect(codeOf(error)).toBe('unproven');
   expect(text).toBe('');
-  expect(g.trace.slice(-3)).toEqual([
+  expect(g.trace.slice(-4)).toEqual([
     { stream: 1, type: 'reconnect', cursor: 3 },
+    { stream: 1, type: 'response', status: 200 },
     { stream: 1, type: 'disconnect' },
     { stream: 1, type: 'decision', outcome: 'resumption-failed' },
   ]);
@@ -917,7 +934,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     ]);
   });
 
-  test('a 200 whose body has said nothing by the end of the budget fails (no answer in time)', async () => {
+  test('a 200 whose body has said nothing by the end of the budget fails unproven (answered, not proven)', async () => {
     const tick = fakeClock();
     const w = wire();
     const g = interrupted(() => sseResponse(w), { proofTimeoutMs: 100 });
@@ -925,10 +942,14 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     const reading = readAll(await g.get('3'));
     await tick(102);
     const { error } = await reading;
-    // The held 200 counts from when it is fed, after the budget: no answer in time (rule 1).
-    expect(codeOf(error)).toBe('no-response');
-    expect(g.trace.slice(-3)).toEqual([
+    // The held 200 is fed with the time its headers came, within the budget: an answer that
+    // proved nothing (rule 7), whenever the budget's timer fires. (It was no-response while the
+    // 200 counted from when it was fed: then a timer firing a little early by the wall clock,
+    // as under load, made it unproven: call-settles.test.ts saw both.)
+    expect(codeOf(error)).toBe('unproven');
+    expect(g.trace.slice(-4)).toEqual([
       { stream: 1, type: 'reconnect', cursor: 3 },
+      { stream: 1, type: 'response', status: 200 },
       { stream: 1, type: 'disconnect' },
       { stream: 1, type: 'decision', outcome: 'resumption-failed' },
     ]);
@@ -944,7 +965,7 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
     vi.setSystemTime(Date.now() + 500); // the clock moves on; the timer has not run yet
     w.push(ev(4, RESULT));
     const { text, error } = await reading;
-    expect(codeOf(error)).toBe('no-response');
+    expect(codeOf(error)).toBe('unproven');
     expect(text).toBe('');
   });
 
@@ -973,14 +994,16 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
       let answer!: (r: Response) => void;
       const g = interrupted(() => new Promise<Response>((r) => (answer = r)), {
         proofTimeoutMs: 50,
-        responseTimeoutMs: 1_000,
       });
       await readAll(await g.post());
       const resumed = rejection(g.get('3'));
       await tick(52);
       expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
-      answer(body ? sseResponse(w) : new Response(null, { status: 204 }));
+      // The reconnect is given up when the budget runs out: the call learns then, not when
+      // (if ever) the headers come.
       expect(await resumed).toBe(g.failures[0]);
+      answer(body ? sseResponse(w) : new Response(null, { status: 204 }));
+      await tick(1);
       expect(w.cancelled).toBe(body || undefined);
     },
   );
@@ -1099,12 +1122,14 @@ describe('the proof budget (per episode, from its first reconnect)', () => {
 });
 
 describe('bounds on waiting for headers', () => {
-  test('a resume whose headers never come fails no-response after responseTimeoutMs, and is aborted', async () => {
+  test('a resume whose headers never come fails no-response when the proof budget runs out, and is aborted', async () => {
     const tick = fakeClock();
-    const g = interrupted(() => 'hang', { responseTimeoutMs: 200, proofTimeoutMs: 1_000 });
+    const g = interrupted(() => 'hang', { proofTimeoutMs: 200 });
     await readAll(await g.post());
     const resumed = rejection(g.get('3'));
-    await tick(201);
+    await tick(199);
+    expect(g.sent[1]!.signal?.aborted).toBe(false);
+    await tick(2);
     const e = await resumed;
     expect(codeOf(e)).toBe('no-response');
     expect(g.sent[1]!.signal?.aborted).toBe(true);
@@ -1326,7 +1351,9 @@ describe('what completes a call, and what names it', () => {
     );
     expect(g.state()).toMatchObject({ failed: 1 });
     await readAll(
-      await g.post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: {} })),
+      await markReissue(g.failures[0]!, () =>
+        g.post(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: {} })),
+      ),
     );
     expect(g.state()).toMatchObject({ failed: 0 });
   });
@@ -1356,7 +1383,8 @@ describe('the times in the trace', () => {
       ['event', 5],
       ['end', 5],
       ['reconnect', 15],
-      ['response', 35],
+      // (A resume's 200 carries the time its headers came, though it is fed with its first item.)
+      ['response', 15],
       ['event', 35],
       ['decision', 35],
       ['end', 35],
@@ -1392,11 +1420,39 @@ describe('several streams at once', () => {
     const a = await readAll(await g.get('e-s1-2'));
     expect(a.error).toBeNull();
     expect(g.state()).toMatchObject({ streams: 1, failed: 1, owed: 0 });
-    // Re-issuing A's call again frees nothing of B's.
+    // Re-issuing A's call again frees nothing of B's; B's marked re-issue does.
     await readAll(await g.post());
     expect(g.state()).toMatchObject({ failed: 1 });
-    await readAll(await g.post(CALL_B));
+    await readAll(await markReissue(g.failures[0]!, () => g.post(CALL_B)));
     expect(g.state()).toMatchObject({ failed: 0 });
+  });
+
+  test("a cursor-less GET while the session's standalone stream is open and one stream is owed: sent with that stream's cursor, judged as its reconnect", async () => {
+    // (The SDK clients drop the cursor after an empty poll: docs/conformance.md, finding 23.)
+    const standalone = wire();
+    const g = guard((s, n) =>
+      n === 0
+        ? sseResponse(standalone)
+        : n === 1
+          ? sseResponse(ev(1) + ev(2))
+          : sseResponse(ev(3, RESULT)),
+    );
+    const held = readAll(await g.get()); // the standalone stream, open
+    await readAll(await g.post());
+    const { text, error } = await readAll(await g.get());
+    expect({ text, error }).toEqual({ text: ev(3, RESULT), error: null });
+    expect(g.sent.map((x) => x.lastEventId)).toEqual([null, null, '2']);
+    expect(g.trace.filter((l) => l.type === 'reconnect')).toEqual([
+      { stream: 2, type: 'reconnect', cursor: 2, restored: true },
+    ]);
+    expect(g.decisions.map((d) => d.outcome)).toEqual(['resumed']);
+    standalone.end();
+    await held;
+    // Without the standalone stream open, the same GET could be that stream opening: not
+    // attributed, it fails as a dropped cursor (rule 0).
+    const h = guard((s) => (s.method === 'POST' ? sseResponse(ev(1) + ev(2)) : sseResponse('')));
+    await readAll(await h.post());
+    expect(codeOf(await rejection(h.get()))).toBe('cursor-dropped');
   });
 
   test('a cursor-less GET is charged to the latest interrupted stream; the others stay owed', async () => {
@@ -1557,19 +1613,24 @@ describe('more of the wire', () => {
     expect(((await reading).error as Error).message).toBe('idle timeout: no bytes for 40 ms');
   });
 
-  test('a resume whose headers come after the budget and after the failure: the plain error of the bound', async () => {
+  test('a resume whose headers never come: the call learns when the budget runs out, with the failure itself', async () => {
+    // Reversed (issue 37): this reconnect used to wait for its headers up to responseTimeoutMs
+    // (10 s by default) after the budget had failed it, and then rejected with that bound's plain
+    // error; both SDKs' calls learned only then. A status line is part of the proof: the budget
+    // P bounds it, the one bound the model and `check --proof-budget` know, so the guard's
+    // verdict and its time are the trace's, whatever the load. The option is gone.
     const tick = fakeClock();
-    const g = interrupted(() => 'hang', { proofTimeoutMs: 50, responseTimeoutMs: 200 });
+    const g = interrupted(() => 'hang', { proofTimeoutMs: 50 });
     await readAll(await g.post());
     const resumed = rejection(g.get('3'));
-    await tick(60);
+    await tick(52);
     expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
     const recorded = [...g.trace];
-    await tick(200);
-    const e = (await resumed) as Error;
-    expect(e.message).toBe('continuityGuard: no answer in 200 ms');
+    expect(await resumed).toBe(g.failures[0]);
+    expect(g.sent[1]!.signal?.aborted).toBe(true);
+    await tick(10_000);
     expect(g.failures).toHaveLength(1);
-    // The stream had failed already: the bound's error adds no disconnect to the trace.
+    // The failure's disconnect is in the trace once; the abort adds nothing.
     expect(g.trace).toEqual(recorded);
   });
 });
@@ -1653,6 +1714,10 @@ describe('the fast suite tells every guard mutant from the guard', () => {
     'lazy-index-skips-taken-ids': () => Promise.resolve(null),
     // (Nor this: response-precheck.test.ts kills it.)
     'response-needs-id-colon': () => Promise.resolve(null),
+    // (Nor these, of issue 37: sdk-polling.test.ts and session-guard.test.ts kill them.)
+    'cursorless-never-restored': () => Promise.resolve(null),
+    'settles-latest-failure-only': () => Promise.resolve(null),
+    'resume-left-undecided': () => Promise.resolve(null),
   };
 
   test.each(GUARD_MUTANTS.map((m) => [m.name] as const))('%s', async (name) => {
@@ -1911,7 +1976,7 @@ describe('bookkeeping across streams', () => {
     await readAll(await g.post(CALL_B)); // B holds cursor 2 now, and is owed a reconnect
     a.push(ev(4)); // A breaks: failed
     expect(codeOf((await readingA).error)).toBe('break');
-    await readAll(await g.post(CALL)); // A's call re-issued: A is freed
+    await readAll(await markReissue(g.failures[0]!, () => g.post(CALL))); // A's re-issue frees A
     const { text, error } = await readAll(await g.get('2'));
     expect({ text, error }).toEqual({ text: ev(3, RESULT_B), error: null });
     expect(g.trace.filter((l) => l.unseen)).toEqual([]);
@@ -1939,7 +2004,7 @@ describe('bookkeeping across streams', () => {
     await readAll(await g.post());
     await readAll(await g.get('3'));
     expect(g.state()).toMatchObject({ streams: 1, failed: 1 });
-    await readAll(await g.post());
+    await readAll(await markReissue(g.failures[0]!, () => g.post()));
     expect(g.state()).toEqual({ streams: 1, failed: 0, owed: 1, pending: 0 });
   });
 });
@@ -2233,7 +2298,7 @@ describe('observe only, past the budget', () => {
     },
   );
 
-  test('a 200 that said nothing by the end of the budget: the trace has the disconnect, then the 200 a bare client took', async () => {
+  test('a 200 that said nothing by the end of the budget: the trace has the 200 a bare client took (at its time), then the disconnect the budget ends it with', async () => {
     // (budgetRunsOut: a held answer is fed when the budget runs out; record: an observe-only
     // line over the budget is still recorded.)
     const tick = fakeClock();
@@ -2244,9 +2309,9 @@ describe('observe only, past the budget', () => {
     await tick(150);
     expect(g.trace.slice(5)).toEqual([
       { stream: 1, type: 'reconnect', cursor: 3 },
-      { stream: 1, type: 'disconnect' },
       { stream: 1, type: 'response', status: 200 },
       { stream: 1, type: 'decision', outcome: 'resumed' },
+      { stream: 1, type: 'disconnect' },
     ]);
     w.end();
     expect((await reading).error).toBeNull();

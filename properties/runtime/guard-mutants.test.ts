@@ -40,6 +40,10 @@ const CLIENT: Record<GuardMutantName, ClientKind> = {
   'hands-on-unfinished-blocks': 'direct',
   'lazy-index-skips-taken-ids': 'direct',
   'response-needs-id-colon': 'direct',
+  // (Nor these, of issue 37: sdk-polling.test.ts and session-guard.test.ts kill them.)
+  'cursorless-never-restored': 'direct',
+  'settles-latest-failure-only': 'direct',
+  'resume-left-undecided': 'direct',
 };
 
 describe('the differential property finds every guard mutant', () => {

@@ -13,7 +13,6 @@ describe('configOf', () => {
       idleTimeoutMs: 0,
       idleClock: 'network',
       proofTimeoutMs: 10_000,
-      responseTimeoutMs: 10_000,
       firstHeadersTimeoutMs: 60_000,
       minRetryMs: 250,
       maxRetryMs: 10_000,
@@ -37,7 +36,6 @@ describe('configOf', () => {
       idleTimeoutMs: 5,
       idleClock: 'wall' as const,
       proofTimeoutMs: 7,
-      responseTimeoutMs: 8,
       firstHeadersTimeoutMs: 9,
       minRetryMs: 3,
       maxRetryMs: 4,
@@ -55,7 +53,6 @@ describe('configOf', () => {
       configOf({
         idleTimeoutMs: 0,
         proofTimeoutMs: 1,
-        responseTimeoutMs: 1,
         firstHeadersTimeoutMs: 0,
         minRetryMs: 0,
         maxRetryMs: 0,
@@ -71,7 +68,10 @@ describe('configOf', () => {
   test.each([
     [{ idleTimeoutMs: -1 }, 'continuityGuard: idleTimeoutMs must be a number >= 0, got -1'],
     [{ proofTimeoutMs: 0 }, 'continuityGuard: proofTimeoutMs must be a number >= 1, got 0'],
-    [{ responseTimeoutMs: 0 }, 'continuityGuard: responseTimeoutMs must be a number >= 1, got 0'],
+    [
+      { responseTimeoutMs: 10_000 } as never,
+      "continuityGuard: responseTimeoutMs was removed: the proof budget (proofTimeoutMs) bounds a reconnect's headers too",
+    ],
     [
       { firstHeadersTimeoutMs: -1 },
       'continuityGuard: firstHeadersTimeoutMs must be a number >= 0, got -1',

@@ -14,7 +14,9 @@ export type Step =
   /** The server ends the response cleanly. */
   | { end: true }
   /** The connection is reset (no clean end). */
-  | { destroy: true };
+  | { destroy: true }
+  /** The answer waits until this settles (a step of another request, or of the test). */
+  | { until: Promise<unknown> };
 
 /**
  * One scripted answer. `steps` run in order; without an end or a reset the answer is held.
@@ -68,6 +70,23 @@ export async function failureOf(p: Promise<unknown>): Promise<unknown> {
   }
 }
 
+/** Plays one scripted answer on `res`. */
+export async function play(res: ServerResponse, a: Answer): Promise<void> {
+  if (a.status === 0) return;
+  if (a.headerDelayMs) await new Promise((r) => setTimeout(r, a.headerDelayMs));
+  if (res.destroyed) return;
+  res.writeHead(a.status, a.headers ?? {});
+  res.flushHeaders();
+  for (const step of a.steps) {
+    if (res.destroyed) return;
+    if ('write' in step) res.write(step.write);
+    else if ('wait' in step) await new Promise((r) => setTimeout(r, step.wait));
+    else if ('until' in step) await step.until;
+    else if ('end' in step) return void res.end();
+    else return void res.socket?.destroy();
+  }
+}
+
 /** `text/event-stream` headers. */
 export const SSE_HEADERS = { 'content-type': 'text/event-stream' };
 
@@ -81,20 +100,6 @@ export async function hostile(
   const seen: Seen[] = [];
   const sockets = new Set<Socket>();
   const counts = { POST: 0, GET: 0 };
-  const play = async (res: ServerResponse, a: Answer) => {
-    if (a.status === 0) return;
-    if (a.headerDelayMs) await new Promise((r) => setTimeout(r, a.headerDelayMs));
-    if (res.destroyed) return;
-    res.writeHead(a.status, a.headers ?? {});
-    res.flushHeaders();
-    for (const step of a.steps) {
-      if (res.destroyed) return;
-      if ('write' in step) res.write(step.write);
-      else if ('wait' in step) await new Promise((r) => setTimeout(r, step.wait));
-      else if ('end' in step) return void res.end();
-      else return void res.socket?.destroy();
-    }
-  };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));

@@ -96,7 +96,6 @@ export function suiteOptions(
   return {
     readId: idReaderFromPattern(ID_PATTERN),
     proofTimeoutMs: BUDGET_MS,
-    responseTimeoutMs: 400,
     firstHeadersTimeoutMs: 2_000,
     minRetryMs: RETRY_RANGE.min,
     maxRetryMs: RETRY_RANGE.max,

@@ -22,13 +22,22 @@ export interface Settled {
   notes: unknown[];
 }
 
-/** Connects, calls the tool `count` once and closes; the call's own timeout is `timeoutMs`. */
-export async function callTool(
+/** A connected SDK client (one session). */
+export interface Connected {
+  /** Calls the tool `count` (with `args`); the call's own timeout is `timeoutMs`. */
+  call(timeoutMs?: number, args?: Record<string, unknown>): Promise<Settled>;
+  /** Every `notifications/message` datum the application received, in order. */
+  notes: unknown[];
+  close(): Promise<void>;
+}
+
+/** Connects a `Client` of SDK `kind` to `url` through `fetchFn` (one session). */
+export async function connectClient(
   kind: SdkKind,
   url: string,
   fetchFn: typeof fetch,
-  { timeoutMs = 60_000, version }: { timeoutMs?: number; version?: '2026-07-28' } = {},
-): Promise<Settled> {
+  version?: '2026-07-28',
+): Promise<Connected> {
   const notes: unknown[] = [];
   const reconnectionOptions = {
     initialReconnectionDelay: 50,
@@ -37,7 +46,14 @@ export async function callTool(
     maxRetries: 2,
   };
   const opts = { fetch: fetchFn, reconnectionOptions };
-  const params = { name: 'count', arguments: {} };
+  const settle = async (run: () => Promise<unknown>): Promise<Settled> => {
+    try {
+      const result = await run();
+      return { at: Date.now(), result, notes: [...notes] };
+    } catch (error) {
+      return { at: Date.now(), error, notes: [...notes] };
+    }
+  };
   if (kind === 'v1') {
     const client = new ClientV1({ name: 'probe', version: '1.0.0' });
     client.setNotificationHandler(
@@ -45,14 +61,14 @@ export async function callTool(
       (n) => void notes.push(n.params.data),
     );
     await client.connect(new TransportV1(new URL(url), opts));
-    try {
-      const result = await client.callTool(params, undefined, { timeout: timeoutMs });
-      return { at: Date.now(), result, notes };
-    } catch (error) {
-      return { at: Date.now(), error, notes };
-    } finally {
-      await client.close().catch(() => {});
-    }
+    return {
+      call: (timeoutMs = 60_000, args = {}) =>
+        settle(() =>
+          client.callTool({ name: 'count', arguments: args }, undefined, { timeout: timeoutMs }),
+        ),
+      notes,
+      close: () => client.close().catch(() => {}),
+    };
   }
   const client = new ClientV2(
     { name: 'probe', version: '1.0.0' },
@@ -60,12 +76,25 @@ export async function callTool(
   );
   client.setNotificationHandler('notifications/message', (n) => void notes.push(n.params.data));
   await client.connect(new TransportV2(new URL(url), opts));
+  return {
+    call: (timeoutMs = 60_000, args = {}) =>
+      settle(() => client.callTool({ name: 'count', arguments: args }, { timeout: timeoutMs })),
+    notes,
+    close: () => client.close().catch(() => {}),
+  };
+}
+
+/** Connects, calls the tool `count` once and closes; the call's own timeout is `timeoutMs`. */
+export async function callTool(
+  kind: SdkKind,
+  url: string,
+  fetchFn: typeof fetch,
+  { timeoutMs = 60_000, version }: { timeoutMs?: number; version?: '2026-07-28' } = {},
+): Promise<Settled> {
+  const client = await connectClient(kind, url, fetchFn, version);
   try {
-    const result = await client.callTool(params, { timeout: timeoutMs });
-    return { at: Date.now(), result, notes };
-  } catch (error) {
-    return { at: Date.now(), error, notes };
+    return await client.call(timeoutMs);
   } finally {
-    await client.close().catch(() => {});
+    await client.close();
   }
 }

@@ -118,6 +118,14 @@ export function settlementResponse(error: StreamResumptionError, id: string): Re
   });
 }
 
+/** One stream carrying the error responses of several calls (`[error, id]` each), then its end. */
+export function settlementsResponse(endings: [StreamResumptionError, string][]): Response {
+  return new Response(endings.map(([e, n]) => settlementEvent(e, n)).join(''), {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store' },
+  });
+}
+
 /**
  * The answer to a reconnect for a call the guard has already ended: a 405, which both SDK
  * clients take as "no stream here" and stop reconnecting on. No request is sent.

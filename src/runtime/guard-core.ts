@@ -14,7 +14,12 @@ import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import type { MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
-import { settledIdPrefix, settledResponse, settlementResponse } from './call-settlement.js';
+import {
+  settledIdPrefix,
+  settledResponse,
+  settlementResponse,
+  settlementsResponse,
+} from './call-settlement.js';
 import { CursorIndex } from './cursor-index.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
@@ -27,6 +32,7 @@ import {
   type IdReader,
 } from './guard-options.js';
 import { isPending, stateOf, type Track } from './guard-track.js';
+import { SessionCursors } from './session-cursors.js';
 import { eventLine, type AckStatement, type Call } from './guard-wire.js';
 
 /**
@@ -102,8 +108,11 @@ export class GuardCore extends DecisionCore<Track, string> {
   readonly tracks = new Set<Track>();
   /** Requests sent that may open a stream: they hold a place under the cap. */
   reserved = 0;
-  /** The streams by the last id they delivered: a resume's `Last-Event-ID` names one. */
-  private readonly cursors: CursorIndex;
+  /**
+   * Per session (`scopeOf`), the streams by the last id they delivered: a resume's
+   * `Last-Event-ID` names one of its own session.
+   */
+  private readonly sessions: SessionCursors;
   /** Interrupted streams that hold a cursor: a GET without one has dropped it (rule 0). */
   readonly waitingWithCursor: Track[] = [];
   /** Interrupted standalone streams that never received an id: they reconnect without one. */
@@ -128,7 +137,7 @@ export class GuardCore extends DecisionCore<Track, string> {
     });
     this.cfg = cfg;
     this.readId = options.readId ?? defaultIdReader;
-    this.cursors = new CursorIndex(mutant === 'lazy-index-skips-taken-ids');
+    this.sessions = new SessionCursors(mutant === 'lazy-index-skips-taken-ids');
   }
 
   /** What the guard holds now ({@link inspectGuard}). */
@@ -203,28 +212,50 @@ export class GuardCore extends DecisionCore<Track, string> {
     throw e;
   }
 
-  /** The stream whose last delivered id is `lastEventId` (`undefined`: none followed). */
-  holding(lastEventId: string): Track | undefined {
-    return this.cursors.holding(lastEventId);
+  /**
+   * The answer to the retry of failed streams whose calls still wait (a GET without
+   * `Last-Event-ID` that any of them may have sent): one stream carrying the error response of
+   * every such call, so that each pending call ends, whichever of them sent it (issue 38: a 405
+   * for one call already ended leaves the other waiting); or the latest failure itself when no
+   * call can be ended (observe-only, `endCalls: 'error'`, streams without a call). Each GET
+   * refused is recorded on its stream.
+   */
+  failedAnswers(tracks: Track[]): Response {
+    const endings: [StreamResumptionError, string][] = [];
+    for (const t of tracks) {
+      const ending = this.settlement(t, this.refuse(t, null));
+      if (ending) endings.push([ending, this.ownId(t.id)]);
+    }
+    if (endings.length === 0) throw tracks[tracks.length - 1]!.failure!;
+    return settlementsResponse(endings);
+  }
+
+  /**
+   * The stream of session `scope` whose last delivered id is `lastEventId` (`undefined`: none
+   * followed). A stream of another session that delivered the same id is not it (R3-1).
+   */
+  holding(lastEventId: string, scope = ''): Track | undefined {
+    return this.sessions.holding(scope, lastEventId);
   }
 
   /** Drops the cursor a track holds from the index, unless a later stream holds it now. */
   forget(track: Track) {
-    this.cursors.forget(track);
+    track.cursors.forget(track);
   }
 
   /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
   free(track: Track) {
     if (this.mutant === 'keeps-completed-streams' && track.failure === null) return;
     clearTimeout(track.budget);
-    this.tracks.delete(track);
+    const followed = this.tracks.delete(track);
     this.forget(track);
+    if (followed) this.sessions.leave(track.scope);
     this.remove(this.waitingWithCursor, track);
     this.remove(this.waitingPlain, track);
     this.remove(this.failed, track);
   }
 
-  newTrack(call: Call): Track {
+  newTrack(call: Call, scope = ''): Track {
     const machine = this.machineTrack();
     const track: Track = {
       id: this.nextTrackId++,
@@ -236,6 +267,8 @@ export class GuardCore extends DecisionCore<Track, string> {
         machine.snapshot = state;
       },
       lastId: null,
+      scope,
+      cursors: this.sessions.enter(scope),
       completed: false,
       plain: false,
       failure: null,
@@ -246,6 +279,7 @@ export class GuardCore extends DecisionCore<Track, string> {
       reconnected: false,
       episodeT: 0,
       held: false,
+      heldAt: 0,
     };
     this.tracks.add(track);
     return track;
@@ -309,13 +343,14 @@ export class GuardCore extends DecisionCore<Track, string> {
     line: Exclude<TraceLine, { type: 'decision' }>,
     extra?: Record<string, unknown>,
     why?: string,
+    at?: number,
   ): StreamResumptionError | null {
     // The clock is read only where a time is used: a budget to check, or a trace line (a
     // decision line carries the time of the line before it). An event of a first stream, the
-    // common case, needs neither.
+    // common case, needs neither. (`at`: the fact's own time, when it is fed later.)
     const traced = this.traced;
     const budgeted = isBudgeted(track.snapshot);
-    const t = traced || budgeted ? this.now() : 0;
+    const t = at ?? (traced || budgeted ? this.now() : 0);
     if (budgeted) {
       const e = this.outOfBudget(track, t);
       if (e) return e;
@@ -359,17 +394,28 @@ export class GuardCore extends DecisionCore<Track, string> {
 
   /**
    * Feeds a held 200 to the machine, with what an acknowledgment states (its floor, and its
-   * head: caught up, docs/spec.md#caught-up) if one came first.
+   * head: caught up, docs/spec.md#caught-up) if one came first. Its line carries the time its
+   * headers came (`heldAt`), not the time it is fed: a 200 that came within the budget was
+   * answered in time whenever its first item (or the budget's timer, which may fire a little
+   * early or late by the wall clock) feeds it. So a resume answered 200 that then says nothing
+   * is `unproven` (rule 7) and never `no-response` (rule 1), however loaded the machine is.
    */
   answer(track: Track, ack?: AckStatement): StreamResumptionError | null {
     track.held = false;
-    return this.record(track, { type: 'response', status: 200, ...ack });
+    const line = { type: 'response', status: 200, ...ack };
+    return this.record(
+      track,
+      line as TraceLine & { type: 'response' },
+      undefined,
+      undefined,
+      track.heldAt,
+    );
   }
 
   /** The id the client now holds: a later `Last-Event-ID` naming it resumes this track. */
   remember(track: Track, id: string) {
     if (!this.tracks.has(track)) return; // freed: its response arrived
-    this.cursors.remember(track, id);
+    track.cursors.remember(track, id);
   }
 
   /**
@@ -427,8 +473,11 @@ export class GuardCore extends DecisionCore<Track, string> {
     return error;
   }
 
-  /** Starts or continues the episode of a reconnect with `Last-Event-ID`. */
-  reconnect(track: Track, lastEventId: string): StreamResumptionError | null {
+  /**
+   * Starts or continues the episode of a reconnect with `Last-Event-ID` (`restored`: the guard
+   * put the stream's cursor back on a GET sent without one; its line says so).
+   */
+  reconnect(track: Track, lastEventId: string, restored = false): StreamResumptionError | null {
     const read = this.readId(lastEventId);
     // A poll (the same cursor after the server ended an unproven stream) goes on with its
     // episode and its budget (`record` checks it); any other reconnect closes the one before
@@ -455,12 +504,12 @@ export class GuardCore extends DecisionCore<Track, string> {
     track.cursor = lastEventId;
     const t = this.now();
     if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
-    const e = this.record(track, {
-      type: 'reconnect',
-      cursor: read.seq,
-      ...(read.stream ? { stream: read.stream } : {}),
-    });
-    if (!e) this.armBudget(track);
+    const e = this.record(
+      track,
+      { type: 'reconnect', cursor: read.seq, ...(read.stream ? { stream: read.stream } : {}) },
+      restored ? { restored: true } : undefined,
+    );
+    if (!e && this.mutant !== 'resume-left-undecided') this.armBudget(track);
     return e;
   }
 
@@ -474,8 +523,8 @@ export class GuardCore extends DecisionCore<Track, string> {
   }
 
   /** A cursor from a stream the guard did not see: the track starts from what it claims. */
-  unseen(lastEventId: string): Track {
-    const track = this.newTrack(null);
+  unseen(lastEventId: string, scope: string): Track {
+    const track = this.newTrack(null, scope);
     const read = this.readId(lastEventId);
     this.emit(track, { type: 'open', status: 200, unseen: true });
     track.snapshot = this.engine.step(track.snapshot, { type: 'OPEN', status: 200 });

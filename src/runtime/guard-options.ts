@@ -55,14 +55,18 @@ export interface ContinuityGuardOptions {
    * without proof (no event yet, whether or not an acknowledgment's floor covers the cursor)
    * when it runs out has failed (rule 7).
    * The polls of one episode (the server ends each resumed stream empty and the client
-   * reconnects with the same cursor, MCP 2025-11-25) share it. Default 10000.
+   * reconnects with the same cursor, MCP 2025-11-25) share it. It bounds a reconnect's status
+   * line too: a reconnect whose headers have not come when it runs out is unanswered (rule 1,
+   * `no-response`) and aborted, and the call learns then. Default 10000.
    */
   proofTimeoutMs?: number;
   /**
-   * How long (ms) a reconnect may wait for the answer's headers before it counts as unanswered
-   * (rule 1: resumption-failed) and is aborted. Default 10000.
+   * Removed: a reconnect's headers are bounded by the proof budget (`proofTimeoutMs`). A guard
+   * given this option is refused with a one-line error, so that no configuration keeps a bound
+   * it no longer has.
+   * @deprecated
    */
-  responseTimeoutMs?: number;
+  responseTimeoutMs?: never;
   /**
    * How long (ms) a new stream's request (a POST, or a GET without `Last-Event-ID`) may wait
    * for the answer's headers before it is aborted with an error naming this bound. A server
@@ -133,7 +137,6 @@ export interface GuardConfig {
   idleTimeoutMs: number;
   idleClock: 'network' | 'wall';
   proofTimeoutMs: number;
-  responseTimeoutMs: number;
   firstHeadersTimeoutMs: number;
   minRetryMs: number;
   maxRetryMs: number;
@@ -167,6 +170,11 @@ const bounded = (name: string, value: number | undefined, fallback: number, min:
 
 /** Reads the options, with their defaults; throws a one-line `RangeError` on a bad value. */
 export function configOf(options: ContinuityGuardOptions): GuardConfig {
+  if ((options as { responseTimeoutMs?: unknown }).responseTimeoutMs !== undefined) {
+    throw new RangeError(
+      "continuityGuard: responseTimeoutMs was removed: the proof budget (proofTimeoutMs) bounds a reconnect's headers too",
+    );
+  }
   const minRetryMs = bounded('minRetryMs', options.minRetryMs, 250, 0);
   const proofTimeoutMs = bounded('proofTimeoutMs', options.proofTimeoutMs, 10_000, 1);
   const maxRetryMs = bounded(
@@ -182,7 +190,6 @@ export function configOf(options: ContinuityGuardOptions): GuardConfig {
     idleTimeoutMs: bounded('idleTimeoutMs', options.idleTimeoutMs, 0, 0),
     idleClock: options.idleClock ?? 'network',
     proofTimeoutMs,
-    responseTimeoutMs: bounded('responseTimeoutMs', options.responseTimeoutMs, 10_000, 1),
     firstHeadersTimeoutMs: bounded(
       'firstHeadersTimeoutMs',
       options.firstHeadersTimeoutMs,

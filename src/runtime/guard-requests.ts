@@ -1,10 +1,11 @@
 /**
  * The guard's request handling: which requests open a stream, which resume one, which are
  * refused before they are sent, and how each answer is judged. A POST opens a new stream (and a
- * re-issue frees the failed stream of the same call); a GET with `Last-Event-ID` resumes the
- * stream that id belongs to; a GET without one is the standalone stream, or a reconnect that
- * dropped its cursor. Every decision is the core's (guard-core.ts); bodies are read by
- * guard-body.ts.
+ * re-issue the application marks, reissue-mark.ts, frees the failed stream it re-issues); a GET
+ * with `Last-Event-ID` resumes the stream of its session that id belongs to; a GET without one
+ * is the session's standalone stream, a reconnect that dropped its cursor (restored when it can
+ * be told whose it is), or the retry of a failed call (settled). Every decision is the core's
+ * (guard-core.ts); bodies are read by guard-body.ts.
  */
 import type { StreamResumptionError } from '../reference.js';
 import { settledResponse } from './call-settlement.js';
@@ -19,10 +20,12 @@ import {
   isRedirectStatus,
   methodOf,
   serverWords,
+  scopeOf,
   withBody,
   type Call,
   type Input,
 } from './guard-wire.js';
+import { reissueMark } from './reissue-mark.js';
 
 /** How long a refusal's body is read for its words (they arrive with the status, or not at all). */
 const SERVER_WORDS_MS = 50;
@@ -36,28 +39,73 @@ export class GuardRequests {
 
   /** The guarded `fetch`: every request of the MCP client comes here. */
   async guarded(input: Input, init?: RequestInit): Promise<Response> {
-    const { core } = this;
     const method = methodOf(input, init);
-    const lastEventId = headersOf(input, init).get('last-event-id');
+    if (method !== 'POST' && method !== 'GET') return this.fetchFn(input, init);
+    const headers = headersOf(input, init);
+    const scope = scopeOf(input, headers);
     if (method === 'POST') {
-      const call = callOf(init?.body);
-      // The application re-issued a failed call (or started a new session): its stream is free.
-      for (const t of [...core.failed])
-        if (call !== null && (call.key.startsWith('initialize ') || t.call === call.key))
-          core.free(t);
-      return this.open(method, input, init, call, false);
+      // The application re-issues a failed call (it says so: reissue-mark.ts): its stream is
+      // free. A call that only looks the same (same method and params) frees nothing (R3-2).
+      this.reissued(reissueMark());
+      return this.open(method, input, init, callOf(init?.body), false, scope);
     }
-    if (method !== 'GET') return this.fetchFn(input, init);
-    if (lastEventId) return this.resumeFrom(lastEventId, input, init);
-    // A GET without Last-Event-ID.
-    const lastFailed =
-      core.mutant === 'cursorless-retry-is-new' ? undefined : core.failed[core.failed.length - 1];
-    if (lastFailed) return core.failedAnswer(lastFailed, core.refuse(lastFailed, null));
-    const plain = core.waitingPlain.shift();
-    if (plain) core.free(plain);
-    else if (core.waitingWithCursor.length > 0) {
+    const lastEventId = headers.get('last-event-id');
+    if (lastEventId) return this.resumeFrom(lastEventId, input, init, scope);
+    return this.cursorless(input, init, headers, scope);
+  }
+
+  /**
+   * A GET without `Last-Event-ID`, in session `scope`, is, in this order:
+   * - the reconnect of the session's standalone stream, interrupted before it received an id:
+   *   sent as it is. It is never refused for a failure that belongs to a call (R3-5);
+   * - the retry of a failed stream of the session whose call still waits for its answer: it is
+   *   answered with the error response of every such call (each pending `callTool` rejects), or
+   *   refused with the failure when the guard does not end calls (issue 38, two failed calls);
+   * - the reconnect of the one interrupted stream of the session that holds a cursor, while the
+   *   session's standalone stream is open (so it cannot be that stream opening): the SDK clients
+   *   drop their cursor after an empty poll (docs/conformance.md, finding 23); the guard sends
+   *   it with that stream's cursor, and judges it as that stream's reconnect;
+   * - with more than one such stream, or without an open standalone stream, a reconnect whose
+   *   stream cannot be told: the latest one fails as a dropped cursor (rule 0);
+   * - otherwise the session's standalone stream opening.
+   */
+  private cursorless(
+    input: Input,
+    init: RequestInit | undefined,
+    headers: Headers,
+    scope: string,
+  ): Response | Promise<Response> {
+    const { core } = this;
+    const ofScope = (list: Track[]) => list.filter((t) => t.scope === scope);
+    const plain = ofScope(core.waitingPlain)[0];
+    if (plain) {
+      core.free(plain);
+      return this.open('GET', input, init, null, true, scope);
+    }
+    if (core.mutant === 'settles-latest-failure-only') {
+      const latest = ofScope(core.failed).at(-1);
+      if (latest) return core.failedAnswer(latest, core.refuse(latest, null));
+    }
+    const unsettled =
+      core.mutant === 'cursorless-retry-is-new'
+        ? []
+        : ofScope(core.failed).filter((t) => !t.settled);
+    if (unsettled.length > 0) return core.failedAnswers(unsettled);
+    const waiting = ofScope(core.waitingWithCursor);
+    if (
+      waiting.length === 1 &&
+      this.standaloneOpen(scope) &&
+      core.mutant !== 'cursorless-never-restored'
+    ) {
+      const id = waiting[0]!.lastId!;
+      const restored = new Headers(headers);
+      restored.set('last-event-id', id);
+      return this.resumeFrom(id, input, { ...init, headers: restored }, scope, true);
+    }
+    const track = waiting.at(-1);
+    if (track) {
       // A reconnect that dropped the cursor of an interrupted stream (rule 0).
-      const track = core.waitingWithCursor.pop()!;
+      core.remove(core.waitingWithCursor, track);
       const e0 = core.close(track, false);
       if (e0) return core.failedAnswer(track, e0);
       track.reconnected = true;
@@ -66,53 +114,107 @@ export class GuardRequests {
       const e = core.record(track, { type: 'reconnect', cursor: null });
       if (e) return core.failedAnswer(track, e);
     }
-    return this.open(method, input, init, null, true);
+    return this.open('GET', input, init, null, true, scope);
   }
 
-  /** A GET with `Last-Event-ID`: the reconnect of the stream that id belongs to. */
+  /**
+   * The application re-issues the call that failed with `failure` (it marked the request:
+   * reissue-mark.ts): the failed streams of that call are freed, and their later GETs are no
+   * longer refused. Nothing else frees a failed stream: not a call that only looks the same,
+   * nor another session starting (R3-2).
+   */
+  private reissued(failure: StreamResumptionError | undefined) {
+    const c = failure?.call;
+    if (!c) return;
+    const { core } = this;
+    for (const t of [...core.failed]) {
+      const f = core.failedCall(t);
+      const same =
+        f.requestId === c.requestId &&
+        f.method === c.method &&
+        f.stream === c.stream &&
+        f.lastDelivered === c.lastDelivered;
+      if (same) core.free(t);
+    }
+  }
+
+  /** Whether session `scope`'s standalone stream is open now (being read). */
+  private standaloneOpen(scope: string): boolean {
+    const { core } = this;
+    for (const t of core.tracks) {
+      if (t.scope !== scope || !t.plain || t.failure !== null) continue;
+      if (!core.waitingPlain.includes(t) && !core.waitingWithCursor.includes(t)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * A GET with `Last-Event-ID`: the reconnect of the stream of its session that id belongs to
+   * (`restored`: the guard put the cursor back on a GET the client sent without one).
+   */
   private resumeFrom(
     lastEventId: string,
     input: Input,
     init: RequestInit | undefined,
+    scope: string,
+    restored = false,
   ): Response | Promise<Response> {
     const { core } = this;
     // The SDK reconnecting after the event that ended its call: nothing to send.
     if (core.isOwnId(lastEventId) && core.enforce) return settledResponse();
-    const known = core.holding(lastEventId);
+    const known = core.holding(lastEventId, scope);
     if (known?.failure) {
       const read = core.readId(lastEventId);
       return core.failedAnswer(known, core.refuse(known, read?.seq ?? null, read?.stream));
     }
     if (!known) core.admit();
-    const track = known ?? core.unseen(lastEventId);
-    const e = core.reconnect(track, lastEventId);
+    const track = known ?? core.unseen(lastEventId, scope);
+    const e = core.reconnect(track, lastEventId, restored);
     if (e) return core.failedAnswer(track, e);
     // A reconnect that failed the stream returned its error (failures are only set when
     // enforcing); and `resume` refuses a track failed while the headers were on their way.
     return this.resume(track, input, init);
   }
 
-  /** Sends a request with a bound on its headers; `what` names the bound in the error. */
+  /**
+   * Sends a request with a bound on its headers: `ms` (0: none; `what` names it in the error),
+   * or whoever `arm` hands the abort to (a resume's proof budget). An aborted request is given up
+   * at once, whether or not `fetchFn` honours its signal; headers that still come are dropped.
+   */
   private async send(
     input: Input,
     init: RequestInit | undefined,
     ms: number,
     what: string,
+    arm?: (abort: (reason: unknown) => void) => void,
   ): Promise<Response> {
-    if (ms === 0) return this.fetchFn(input, init);
+    if (ms === 0 && !arm) return this.fetchFn(input, init);
     // Not AbortSignal.any: on Node 20 every composite signal stays reachable from its sources
     // (about 1.9 KB per request, never freed). The caller's signal is forwarded by hand while
     // the headers are awaited; a guarded body listens to it itself (guard-body.ts).
     const bound = new AbortController();
     const outer = init?.signal ?? undefined;
-    const forward = () => bound.abort(outer!.reason);
+    let giveUp!: (reason: unknown) => void;
+    const givenUp = new Promise<never>((_, reject) => (giveUp = reject));
+    const abort = (reason: unknown) => {
+      bound.abort(reason);
+      giveUp(reason);
+    };
+    const forward = () => abort(outer!.reason);
     if (outer?.aborted) forward();
     else outer?.addEventListener('abort', forward); // removed below, whatever happens
-    const timer = setTimeout(() => bound.abort(new Error(what)), ms);
+    const timer = ms > 0 ? setTimeout(() => abort(new Error(what)), ms) : undefined;
+    arm?.(abort);
+    const sent = this.fetchFn(input, { ...init, signal: bound.signal });
     try {
-      return await this.fetchFn(input, { ...init, signal: bound.signal });
+      return await Promise.race([sent, givenUp]);
     } catch (e) {
-      throw bound.signal.aborted && !outer?.aborted
+      // Headers that come after all go nowhere: their body is cancelled.
+      sent.then(
+        (r) => r.body?.cancel().catch(() => {}),
+        () => {},
+      );
+      throw bound.signal.aborted && !outer?.aborted && timer
         ? new Error(`continuityGuard: ${what}`, { cause: e })
         : e;
     } finally {
@@ -128,22 +230,26 @@ export class GuardRequests {
     init: RequestInit | undefined,
   ): Promise<Response> {
     const { core } = this;
-    const { cfg, mutant } = core;
+    const { mutant } = core;
     const manual = mutant === 'follows-redirects' ? init : { ...init, redirect: 'manual' as const };
     let response: Response;
+    // No separate wait for headers: the episode's proof budget bounds the status line too. When
+    // it runs out on a resume whose headers have not come (`giveUp`, from the budget's timer:
+    // rule 1, no-response), the request is aborted and the call learns at once.
+    const ours = (abort: (reason: unknown) => void) => {
+      track.giveUp = abort;
+    };
     try {
-      response = await this.send(
-        input,
-        manual,
-        cfg.responseTimeoutMs,
-        `no answer in ${cfg.responseTimeoutMs} ms`,
-      );
+      response = await this.send(input, manual, 0, '', ours);
     } catch (e) {
+      if (track.failure) return core.failedAnswer(track, track.failure);
       if (isPending(track.snapshot)) {
         const err = core.record(track, { type: 'disconnect' });
         if (err) return core.failedAnswer(track, err);
       }
       throw e;
+    } finally {
+      track.giveUp = undefined;
     }
     if (track.failure) {
       // The budget ran out while the headers were on their way.
@@ -189,6 +295,7 @@ export class GuardRequests {
       return refused(core.record(track, { type: 'disconnect' }));
     }
     track.held = true;
+    track.heldAt = core.now();
     return withBody(response, GuardBody.stream(core, track, response.body, init?.signal));
   }
 
@@ -199,6 +306,7 @@ export class GuardRequests {
     init: RequestInit | undefined,
     call: Call,
     plain: boolean,
+    scope: string,
   ): Promise<Response> {
     const { core } = this;
     const { cfg, mutant } = core;
@@ -226,7 +334,7 @@ export class GuardRequests {
     }
     // (Only POSTs and GETs come here: other methods are passed through by `guarded`.)
     if (response.status !== 200 || !isSse || !response.body) return response;
-    const track = core.newTrack(call);
+    const track = core.newTrack(call, scope);
     track.plain = plain;
     core.record(track, { type: 'open', status: 200 });
     return withBody(response, GuardBody.stream(core, track, response.body, init?.signal));

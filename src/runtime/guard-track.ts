@@ -18,6 +18,12 @@ export function isPending(state: MachineState): boolean {
   return PENDING_STATES.includes(stateOf(state));
 }
 
+/** What a track needs of its session's cursor index (cursor-index.ts). */
+export interface TrackCursors {
+  remember(track: Track, id: string): void;
+  forget(track: Track): void;
+}
+
 /** One followed stream: a request's stream (or the standalone GET) and its resumptions. */
 export interface Track {
   id: number;
@@ -26,6 +32,14 @@ export interface Track {
   snapshot: MachineState;
   /** The last id delivered: the key a later `Last-Event-ID` names. */
   lastId: string | null;
+  /**
+   * The session it belongs to: the endpoint and the `Mcp-Session-Id` of the request that opened
+   * it (ids are unique within a session only, so a `Last-Event-ID` names a stream of its own
+   * session, see guard-wire.ts `scopeOf`).
+   */
+  scope: string;
+  /** The cursor index of its session (session-cursors.ts, a `CursorIndex`). */
+  cursors: TrackCursors;
   /** The JSON-RPC response of its request arrived: nothing more is owed. */
   completed: boolean;
   /** The standalone GET stream: reconnects without a cursor until it received an id. */
@@ -37,7 +51,7 @@ export interface Track {
    * failure names that cause, not the machine's "no response" (the answer came, unread).
    */
   tooLarge?: number;
-  /** The request it answers (method and params), to see the application re-issue it. */
+  /** The request it answers (method and params; re-issues are what the application marks, reissue-mark.ts). */
   call: string | null;
   /** The JSON-RPC request it answers, as sent (`null`: the standalone stream). */
   request: Record<string, unknown> | null;
@@ -55,6 +69,8 @@ export interface Track {
   held: boolean;
   /** The words of the server's refusal of the current reconnect (a JSON-RPC error's message). */
   serverSaid?: string;
+  /** When the held 200's headers came (the guard's clock): its line carries that time. */
+  heldAt: number;
   /** Errors the stream being read, when the budget runs out on it. */
   giveUp?: (e: StreamResumptionError) => void;
 }

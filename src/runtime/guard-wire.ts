@@ -19,6 +19,17 @@ export function headersOf(input: Input, init?: RequestInit): Headers {
   return new Headers();
 }
 
+/**
+ * The session a request belongs to: its endpoint and its `Mcp-Session-Id` (empty before
+ * `initialize` gave one, and for a server that gives none). MCP makes event ids unique within a
+ * session only, so the guard looks a `Last-Event-ID` up among the streams of its own session:
+ * one guard can serve any number of sessions and servers.
+ */
+export function scopeOf(input: Input, headers: Headers): string {
+  const url = input instanceof Request ? input.url : String(input);
+  return `${url}\n${headers.get('mcp-session-id') ?? ''}`;
+}
+
 export function methodOf(input: Input, init?: RequestInit): string {
   return (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
 }

@@ -29,6 +29,7 @@ export {
   type ResumptionErrorData,
 } from './call-settlement.js';
 export * from './reissue.js';
+export { markReissue } from './reissue-mark.js';
 export * from './task-event-log.js';
 export * from './task-stream-handler.js';
 export * from './task-stream-fetch.js';

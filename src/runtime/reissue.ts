@@ -8,6 +8,7 @@
  */
 import type { StreamResumptionError } from '../reference.js';
 import { resumptionFailureOf } from './call-settlement.js';
+import { markReissue } from './reissue-mark.js';
 
 /** A tool as `tools/list` describes it: only its annotations are read. */
 export interface ListedTool {
@@ -147,7 +148,8 @@ export async function reissueOnce<T>(call: () => Promise<T>, options: ReissueOpt
   }
   options.onReissue?.(failure);
   try {
-    return await call();
+    // Marked as the re-issue of `failure`: the guard frees that call's failed stream (only it).
+    return await markReissue(failure, call);
   } catch (e) {
     throw resumptionFailureOf(e) ?? e;
   }
