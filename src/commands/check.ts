@@ -86,9 +86,9 @@ Expected outcome: the first of resumed, resumption-failed or session-lost that t
 reaches in the window; delayed if it stays delayed until the window closes (with --proof-budget,
 for at most that budget from the episode's first reconnect: rule 7.4); a reconnect still
 unproven when the window closes (next reconnect, end of trace) is resumption-failed.
-Polling: when the server ends a resumed stream before any event, the next reconnect with the
-same cursor continues one episode, judged as one (delayed on an intermediate poll is ok); a
-reconnect without Last-Event-ID is never resumed or delayed (rule 0).
+Polling: when the server ends a 200 answer without a floor before any event (a poll), the next
+reconnect with the same cursor continues one episode, judged as one (delayed on an intermediate
+poll is ok); a reconnect without Last-Event-ID is never resumed or delayed (rule 0).
 
 Verdicts: ok; unsafe-accept (said resumed or delayed, oracle says resumption-failed or
 session-lost); false-alarm (escalated, oracle says resumed or delayed); misclassified (the other
