@@ -24,6 +24,8 @@ const serve = hostileSuite();
 const ACK = sse(null, { jsonrpc: '2.0', method: REPLAY_ACK_METHOD, params: { floor: 4 } });
 
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"x"}';
+/** The call's result, the cursor's successor on a resume. */
+const CALL_RESULT = { jsonrpc: '2.0', id: 1, result: {} };
 // 1 s: long enough that a loaded 2-core machine still sees two delayed resumes of 80 ms each
 // before it runs out (with 250 ms the first resume's headers alone could outlast it), and well
 // inside the hostile servers' scripts (3 s of keepalives; 40 resumes).
@@ -99,5 +101,46 @@ describe('rule 7.1: the guard ends a delayed episode when its budget runs out', 
     expect(failures).toHaveLength(1);
     expect(['unproven', 'no-response']).toContain(failures[0]!.code);
     expect(errors[0]).toBe(failures[0]);
+  });
+});
+
+describe('rule 5.1: only the first block of an answer can be its acknowledgment', () => {
+  test('an acknowledgment after a keepalive states no floor: it is id-less data before proof', async () => {
+    // The same acknowledgment and successor, with one comment before the acknowledgment: the
+    // comment is the answer's first block, so the answer has no floor and the acknowledgment
+    // is data without an id before any event (rule 6.2), a false alarm and never a loss.
+    const h = await serve((method) =>
+      method === 'POST'
+        ? FIRST
+        : {
+            status: 200,
+            headers: SSE_HEADERS,
+            steps: [{ write: ': keepalive\n\n' + ACK + sse(4, CALL_RESULT) }, { end: true }],
+          },
+    );
+    const { fetchFn, failures, decisions } = guarded();
+    await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
+    const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
+    await failureOf(res.text());
+    expect(decisions).toEqual(['resumption-failed']);
+    expect(failures.map((f) => f.code)).toEqual(['unproven-data']);
+  });
+
+  test('the same acknowledgment first makes the resume delayed, then the successor resumes it', async () => {
+    const h = await serve((method) =>
+      method === 'POST'
+        ? FIRST
+        : {
+            status: 200,
+            headers: SSE_HEADERS,
+            steps: [{ write: ACK + ': keepalive\n\n' + sse(4, CALL_RESULT) }, { end: true }],
+          },
+    );
+    const { fetchFn, failures, decisions } = guarded();
+    await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
+    const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
+    await res.text();
+    expect(decisions).toEqual(['delayed', 'resumed']);
+    expect(failures).toEqual([]);
   });
 });
