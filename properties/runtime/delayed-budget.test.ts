@@ -43,20 +43,19 @@ function guarded() {
   return { fetchFn, failures, decisions };
 }
 
+/** A server that answers the call with events 1-3 and every resume GET with `steps`. */
+function serveResume(steps: Answer['steps']) {
+  return serve((method) =>
+    method === 'POST' ? FIRST : { status: 200, headers: SSE_HEADERS, steps },
+  );
+}
+
 describe('rule 7.1: the guard ends a delayed episode when its budget runs out', () => {
   test('an acknowledged resume kept open by keepalives fails unproven; the body errors', async () => {
     // Keepalives every 50 ms for far longer than the budget, then a clean end.
     const keepalives: Answer['steps'] = [];
     for (let i = 0; i < 60; i++) keepalives.push({ wait: 50 }, { write: ': keepalive\n\n' });
-    const h = await serve((method) =>
-      method === 'POST'
-        ? FIRST
-        : {
-            status: 200,
-            headers: SSE_HEADERS,
-            steps: [{ write: ACK }, ...keepalives, { end: true }],
-          },
-    );
+    const h = await serveResume([{ write: ACK }, ...keepalives, { end: true }]);
     const { fetchFn, failures, decisions } = guarded();
     await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
     const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
@@ -76,15 +75,7 @@ describe('rule 7.1: the guard ends a delayed episode when its budget runs out', 
 
   test('delayed reconnects of the same cursor share one budget', async () => {
     // Each resume is acknowledged, then ended after 40 ms: delayed, again and again.
-    const h = await serve((method) =>
-      method === 'POST'
-        ? FIRST
-        : {
-            status: 200,
-            headers: SSE_HEADERS,
-            steps: [{ write: ACK }, { wait: 40 }, { end: true }],
-          },
-    );
+    const h = await serveResume([{ write: ACK }, { wait: 40 }, { end: true }]);
     const { fetchFn, failures, decisions } = guarded();
     await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
     const errors: unknown[] = [];
@@ -109,15 +100,10 @@ describe('rule 5.1: only the first block of an answer can be its acknowledgment'
     // The same acknowledgment and successor, with one comment before the acknowledgment: the
     // comment is the answer's first block, so the answer has no floor and the acknowledgment
     // is data without an id before any event (rule 6.2), a false alarm and never a loss.
-    const h = await serve((method) =>
-      method === 'POST'
-        ? FIRST
-        : {
-            status: 200,
-            headers: SSE_HEADERS,
-            steps: [{ write: ': keepalive\n\n' + ACK + sse(4, CALL_RESULT) }, { end: true }],
-          },
-    );
+    const h = await serveResume([
+      { write: ': keepalive\n\n' + ACK + sse(4, CALL_RESULT) },
+      { end: true },
+    ]);
     const { fetchFn, failures, decisions } = guarded();
     await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
     const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
@@ -127,15 +113,10 @@ describe('rule 5.1: only the first block of an answer can be its acknowledgment'
   });
 
   test('the same acknowledgment first makes the resume delayed, then the successor resumes it', async () => {
-    const h = await serve((method) =>
-      method === 'POST'
-        ? FIRST
-        : {
-            status: 200,
-            headers: SSE_HEADERS,
-            steps: [{ write: ACK + ': keepalive\n\n' + sse(4, CALL_RESULT) }, { end: true }],
-          },
-    );
+    const h = await serveResume([
+      { write: ACK + ': keepalive\n\n' + sse(4, CALL_RESULT) },
+      { end: true },
+    ]);
     const { fetchFn, failures, decisions } = guarded();
     await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
     const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
