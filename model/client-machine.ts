@@ -5,10 +5,11 @@
  * event it receives is c+1? If so the reconnect is *resumed*; if not, it is *resumption-failed*;
  * 404/410 is *session-lost*. A declared replay floor that covers c proves nothing: it only lets
  * the client wait (*delayed*) for c+1, for at most the proof budget (docs/spec.md, Terms:
- * "Proof", and rule 7). A resumed stream that the server ends before
- * any event is a *poll* (MCP 2025-11-25): unproven, not failed; the client reconnects with the
- * same cursor, and the reconnects with one cursor form one episode, judged as one. The rules are applied in the order of
- * docs/model.md ("The rules"): the guard order of each transition list below IS that order.
+ * "Proof", and rule 7). A 200 answer without a floor that the server ends before any event is a
+ * *poll* (MCP 2025-11-25): unproven, not failed; the client reconnects with the same cursor, and
+ * the reconnects with one cursor form one episode, judged as one. The rules are applied in the
+ * order of docs/spec.md ("The rules", listed in docs/model.md): the guard order of each
+ * transition list below IS that order.
  *
  * The machine reads only observations (./observations.ts) and its own context
  * (./context.ts). It never sees the server's log, retention or head: those live in the
@@ -256,7 +257,7 @@ export const clientMachineConfig = {
     },
     polling: {
       description:
-        'the server ended the resumed stream before any event: unproven, not failed; reconnect with the same cursor',
+        'the server ended the answer to the reconnect before any event: unproven, not failed; reconnect with the same cursor',
       on: {
         PROOF_TIMEOUT: { target: 'resumptionFailed', actions: fail('unproven') },
         RECONNECT: RECONNECT_CLEAN,

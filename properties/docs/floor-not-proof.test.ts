@@ -24,7 +24,8 @@ function walk(dir: string, out: string[] = []): string[] {
 }
 
 const FLOOR = /\bfloor/i;
-const PROOF = /\bprov(e|es|en|ing)\b|\bis proof\b|\bfloor does\b/i;
+const PROOF =
+  /\bprov(e|es|en|ing)\b|\bis proof\b|\bfloor does\b|\bis accepted\b|\baccepted only\b|\baccepts a resum/i;
 /** What a clause says to keep the floor from being proof. */
 const DENIES =
   /\b(nothing|never|not|no|without|cannot|neither|nor)\b|\blets? (it|the client|a client) wait\b/i;
@@ -58,6 +59,12 @@ describe('no page or source teaches that a floor proves a resume', () => {
     expect(
       floorAsProof(
         " * One question: can the client prove that the next\n * event it receives is c+1 (or that the server's declared replay floor covers c)? If so",
+      ),
+    ).toHaveLength(1);
+    // conformance.md's guard paragraph, found by the second reading (accepted, not proven).
+    expect(
+      floorAsProof(
+        "A resumption is accepted only when a replay acknowledgment declares a\nfloor covering the cursor (delayed) or the first event is the cursor's successor (resumed).",
       ),
     ).toHaveLength(1);
     expect(floorAsProof('A floor `F ≤ c+1` lets the client wait; it proves nothing.')).toEqual([]);

@@ -24,6 +24,8 @@ const serve = hostileSuite();
 const ACK = sse(null, { jsonrpc: '2.0', method: REPLAY_ACK_METHOD, params: { floor: 4 } });
 
 const CALL = '{"jsonrpc":"2.0","id":1,"method":"x"}';
+/** The call's result, the cursor's successor on a resume. */
+const CALL_RESULT = { jsonrpc: '2.0', id: 1, result: {} };
 // 1 s: long enough that a loaded 2-core machine still sees two delayed resumes of 80 ms each
 // before it runs out (with 250 ms the first resume's headers alone could outlast it), and well
 // inside the hostile servers' scripts (3 s of keepalives; 40 resumes).
@@ -41,20 +43,19 @@ function guarded() {
   return { fetchFn, failures, decisions };
 }
 
+/** A server that answers the call with events 1-3 and every resume GET with `steps`. */
+function serveResume(steps: Answer['steps']) {
+  return serve((method) =>
+    method === 'POST' ? FIRST : { status: 200, headers: SSE_HEADERS, steps },
+  );
+}
+
 describe('rule 7.1: the guard ends a delayed episode when its budget runs out', () => {
   test('an acknowledged resume kept open by keepalives fails unproven; the body errors', async () => {
     // Keepalives every 50 ms for far longer than the budget, then a clean end.
     const keepalives: Answer['steps'] = [];
     for (let i = 0; i < 60; i++) keepalives.push({ wait: 50 }, { write: ': keepalive\n\n' });
-    const h = await serve((method) =>
-      method === 'POST'
-        ? FIRST
-        : {
-            status: 200,
-            headers: SSE_HEADERS,
-            steps: [{ write: ACK }, ...keepalives, { end: true }],
-          },
-    );
+    const h = await serveResume([{ write: ACK }, ...keepalives, { end: true }]);
     const { fetchFn, failures, decisions } = guarded();
     await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
     const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
@@ -74,15 +75,7 @@ describe('rule 7.1: the guard ends a delayed episode when its budget runs out', 
 
   test('delayed reconnects of the same cursor share one budget', async () => {
     // Each resume is acknowledged, then ended after 40 ms: delayed, again and again.
-    const h = await serve((method) =>
-      method === 'POST'
-        ? FIRST
-        : {
-            status: 200,
-            headers: SSE_HEADERS,
-            steps: [{ write: ACK }, { wait: 40 }, { end: true }],
-          },
-    );
+    const h = await serveResume([{ write: ACK }, { wait: 40 }, { end: true }]);
     const { fetchFn, failures, decisions } = guarded();
     await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
     const errors: unknown[] = [];
@@ -99,5 +92,37 @@ describe('rule 7.1: the guard ends a delayed episode when its budget runs out', 
     expect(failures).toHaveLength(1);
     expect(['unproven', 'no-response']).toContain(failures[0]!.code);
     expect(errors[0]).toBe(failures[0]);
+  });
+});
+
+describe('rule 5.1: the first block that is not a comment is the answer', () => {
+  test('an acknowledgment after a keepalive is still the acknowledgment: delayed, then resumed', async () => {
+    // A comment is not a block (rule 5.1, review S7): the acknowledgment after it is the
+    // answer's first block, so its floor makes the resume delayed and the successor proves it.
+    // (A guard that took the comment for the first block would fail it as unproven-data: a
+    // false alarm.)
+    const h = await serveResume([
+      { write: ': keepalive\n\n' + ACK + sse(4, CALL_RESULT) },
+      { end: true },
+    ]);
+    const { fetchFn, failures, decisions } = guarded();
+    await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
+    const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
+    await res.text();
+    expect(decisions).toEqual(['delayed', 'resumed']);
+    expect(failures).toEqual([]);
+  });
+
+  test('the same acknowledgment first makes the resume delayed, then the successor resumes it', async () => {
+    const h = await serveResume([
+      { write: ACK + ': keepalive\n\n' + sse(4, CALL_RESULT) },
+      { end: true },
+    ]);
+    const { fetchFn, failures, decisions } = guarded();
+    await (await fetchFn(h.url, { method: 'POST', body: CALL })).text();
+    const res = await fetchFn(h.url, { method: 'GET', headers: { 'last-event-id': '3' } });
+    await res.text();
+    expect(decisions).toEqual(['delayed', 'resumed']);
+    expect(failures).toEqual([]);
   });
 });

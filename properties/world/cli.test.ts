@@ -66,4 +66,15 @@ describe('explore and mutants commands', () => {
     expect(r.out).toMatch(/\| head +\| server \| NoFalseAlarm +\|/);
     expect(r.out).toContain('replay: `npx mcp-resumption explore --seed 1 --path');
   });
+
+  test('mutants --only names an unknown mutant at once, and says where a machine mutant is killed', async () => {
+    // keepalive-is-proof is a machine mutant: no claim of the world sees it, so it is not in
+    // the kill table (tutorial exercise 7); a reader who asks for it gets told so, not a search.
+    const r = await run(['mutants', '--only', 'head,keepalive-is-proof', '--runs', '10']);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/--only: keepalive-is-proof is not in the kill table/);
+    expect(r.err).toMatch(/machine mutant/);
+    expect(r.out).toBe('');
+  });
 });

@@ -74,7 +74,8 @@ mcp-tasks reads MCP task event streams (SEP-2694 draft) instead:
                                                   resume from the last seq seen, whose repeats
                                                   are duplicates
   {"type":"tasks/event","taskId":"t1","seq":6}    notifications/tasks/event; a duplicate (seq not
-                                                  above after, or above the last seq) is dropped:
+                                                  above after, then not above the last seq passed
+                                                  on, in order) is dropped:
                                                   it proves nothing and extends no wait
   {"type":"tasks/result"}                         the empty result: the stream was closed (a poll)
   {"type":"tasks/error","status":410,"error":{"code":-32010,"data":{"reason":"events_gone",
@@ -89,9 +90,9 @@ Expected outcome: the first of resumed, resumption-failed or session-lost that t
 reaches in the window; delayed if it stays delayed until the window closes (with --proof-budget,
 for at most that budget from the episode's first reconnect: rule 7.4); a reconnect still
 unproven when the window closes (next reconnect, end of trace) is resumption-failed.
-Polling: when the server ends a resumed stream before any event, the next reconnect with the
-same cursor continues one episode, judged as one (delayed on an intermediate poll is ok); a
-reconnect without Last-Event-ID is never resumed or delayed (rule 0).
+Polling: when the server ends a 200 answer without a floor before any event (a poll), the next
+reconnect with the same cursor continues one episode, judged as one (delayed on an intermediate
+poll is ok); a reconnect without Last-Event-ID is never resumed or delayed (rule 0).
 
 Verdicts: ok; unsafe-accept (said resumed or delayed, oracle says resumption-failed or
 session-lost); false-alarm (escalated, oracle says resumed or delayed); misclassified (the other
@@ -110,9 +111,10 @@ Options:
                       and optionally (?<stream>...): e.g. '^(?<stream>.+)_(?<seq>\\d+)$'
   --proof-budget MS   an episode still unproven or delayed MS ms (by the lines' "t" fields) after
                       its first reconnect has failed; a reconnect after a delayed one with the
-                      same cursor keeps that start; default: no budget, an episode is judged when its
-                      window closes (a "t" that is not a number, or less than an earlier
-                      line's "t", is then bad input); wins over a binding line's proofBudget
+                      same cursor keeps that start; a "t" that is not a number, or less than
+                      an earlier line's "t", is then bad input; wins over a binding line's
+                      proofBudget. Default: no budget, an episode is judged when its window
+                      closes, and "t" is not checked
   --binding NAME      mcp-sse (default) or mcp-tasks; a trace's binding line that names another
                       binding is bad input (exit 2)
 

@@ -4,7 +4,8 @@
  * renderers are the docs generator's, src/docs-gen/world-page.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { killTable } from '../../model/mutants/kill-table.js';
+import { killTable, mutantEntries } from '../../model/mutants/kill-table.js';
+import { MACHINE_MUTANTS } from '../../model/mutants/machine-mutants.js';
 import {
   EXAMPLE_MUTANT,
   MissingBlockError,
@@ -22,6 +23,24 @@ export {
   replaceKillExampleBlock,
   replaceKillTableBlock,
 } from '../docs-gen/world-page.js';
+
+/**
+ * Every name of `--only` must be a mutant of the kill table: an unknown one was silently
+ * skipped (a run of the others, exit 0). A machine mutant that no claim of the world can see
+ * (`keepalive-is-proof`) is named as such, with where it is killed.
+ */
+function checkOnly(only: readonly string[]): void {
+  const known = mutantEntries().map((e) => e.name);
+  const machine = new Set(MACHINE_MUTANTS.map((m) => m.name));
+  const unknown = only.filter((n) => !known.includes(n));
+  if (unknown.length === 0) return;
+  const why = unknown.map((n) =>
+    machine.has(n)
+      ? `${n} is not in the kill table (a machine mutant: the tests listed in docs/spec-tests.md kill it)`
+      : `${n} is not in the kill table`,
+  );
+  throw new UsageError(`--only: ${why.join('; ')}; the kill table's mutants: ${known.join(', ')}`);
+}
 
 /** The `mutants` subcommand. */
 export const mutantsCommand: Command = {
@@ -58,6 +77,7 @@ kill's reason and replay command. Exit status 1 if a mutant survives.
     const runs = intOption('runs', values.runs as string | undefined, 3_000);
     if (runs === 0) throw new UsageError('--runs must be at least 1');
     const only = (values.only as string | undefined)?.split(',').map((s) => s.trim());
+    if (only) checkOnly(only);
     const rows = killTable({
       runsPerProbe: runs,
       seed,
