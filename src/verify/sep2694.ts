@@ -66,7 +66,7 @@ export const SEP_2694_CHANGES: readonly SepChange[] = [
   // silence the marker would tell apart).
   {
     id: 'latest-seq-is-the-caught-up-marker',
-    client: 'keepalive-is-proof',
+    client: 'unproven-forever',
     policy: 'tasks-restarted-counter',
   },
 ];
