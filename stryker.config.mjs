@@ -73,6 +73,7 @@ const config = {
     'src/runtime/guard-requests.ts',
     // How a failed stream ends its call (call-settlement.test.ts in the runtime selection).
     'src/runtime/call-settlement.ts',
+    'src/runtime/call-endings.ts',
     'src/runtime/guard-wire.ts',
     'src/runtime/guard-ids.ts',
     'src/runtime/guard-track.ts',

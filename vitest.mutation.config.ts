@@ -26,7 +26,8 @@ const RUNTIME_FAST = [
   'properties/runtime/decision-core.test.ts',
   'properties/runtime/response-precheck.test.ts',
   'properties/runtime/guard-ids.test.ts',
-  // How a failed stream ends its call (endCalls: 'respond'): guard-core.ts, call-settlement.ts.
+  // How a failed stream ends its call (endCalls: 'respond'): guard-core.ts, call-endings.ts,
+  // call-settlement.ts.
   'properties/runtime/call-settlement.test.ts',
   // The wire readers' own contracts (guard-wire.ts), apart from what the body reader filters.
   'properties/runtime/guard-wire.test.ts',

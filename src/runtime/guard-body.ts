@@ -6,6 +6,7 @@
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { StreamResumptionError } from '../reference.js';
+import { ownId, settlement } from './call-endings.js';
 import { settlementEvent } from './call-settlement.js';
 import type { GuardCore } from './guard-core.js';
 import type { Track } from './guard-track.js';
@@ -132,11 +133,11 @@ export class GuardBody {
    * stream owed its call a response (the SDK rejects the call at once), else with the error.
    */
   private failWith(controller: Controller, e: unknown): void {
-    const ending = this.core.settlement(this.track, e);
+    const ending = settlement(this.core, this.track, e);
     if (!ending) return controller.error(e);
     try {
       controller.enqueue(
-        this.encoder.encode(settlementEvent(ending, this.core.ownId(this.track.id))),
+        this.encoder.encode(settlementEvent(ending, ownId(this.core, this.track.id))),
       );
       controller.close();
     } catch {
@@ -193,7 +194,7 @@ export class GuardBody {
     const marked = answer === 'error' && !this.track.plain && this.track.lastId !== null;
     if (marked && this.core.enforce) {
       this.changed = true;
-      this.forward(`id: ${this.core.ownId(this.track.id)}\ndata: \n\n`);
+      this.forward(`id: ${ownId(this.core, this.track.id)}\ndata: \n\n`);
     }
     if (!this.track.plain) this.core.free(this.track);
   }

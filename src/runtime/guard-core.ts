@@ -5,7 +5,8 @@
  * (`onDecision`, `onFailure`, `onTrace`), fails the stream, and keeps the runtime's bounds: the
  * proof budget of an episode, the cap on streams followed, and refusing every later GET of a
  * failed stream until the application re-issues its call. The body reader (guard-body.ts) and
- * the request handling (guard-requests.ts) are adapters on it.
+ * the request handling (guard-requests.ts) are adapters on it; how a failure ends a call, and
+ * the answers to a failed stream's requests, are call-endings.ts's.
  */
 import type { Observation } from '../../model/observations.js';
 import type { Outcome, Reason } from '../../model/outcomes.js';
@@ -14,13 +15,7 @@ import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import type { MachineState } from '../trace/engine.js';
 import type { TraceLine } from '../trace/format.js';
-import {
-  settledIdPrefix,
-  settledResponse,
-  settlementResponse,
-  settlementsResponse,
-} from './call-settlement.js';
-import { CursorIndex } from './cursor-index.js';
+import { settledIdPrefix } from './call-settlement.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
 import type { GuardMutantName } from './guard-mutant-names.js';
@@ -119,8 +114,11 @@ export class GuardCore extends DecisionCore<Track, string> {
   readonly waitingPlain: Track[] = [];
   /** Failed streams, latest last: GETs without a cursor are theirs until the re-issue. */
   readonly failed: Track[] = [];
-  /** The prefix of the ids of the events this guard writes itself (random: no server has it). */
-  private readonly ownIdPrefix = settledIdPrefix();
+  /**
+   * The prefix of the ids of the events this guard writes itself (random: no server has it);
+   * the call endings (call-endings.ts) write and recognise them.
+   */
+  readonly ownIdPrefix = settledIdPrefix();
 
   constructor(
     readonly options: ContinuityGuardOptions,
@@ -173,61 +171,6 @@ export class GuardCore extends DecisionCore<Track, string> {
       cursor: track.reconnected ? track.cursor : null,
       lastDelivered: track.lastId,
     };
-  }
-
-  /** The id of an event this guard writes itself for track `n` (see `SETTLED_ID_PREFIX`). */
-  ownId(n: number): string {
-    return `${this.ownIdPrefix}${n}`;
-  }
-
-  /** `true` for a `Last-Event-ID` naming an event this guard wrote itself. */
-  isOwnId(id: string): boolean {
-    return id.startsWith(this.ownIdPrefix);
-  }
-
-  /**
-   * The failure that ends the track's call now, if the call still waits for its response and
-   * the guard enforces (`null`: nothing to end). It ends a call once, and the stream is then
-   * forgotten: the SDK's later reconnects name the settlement's own id, answered 405
-   * ({@link settledResponse}) without a track, so calls ended and never re-issued hold nothing.
-   */
-  settlement(track: Track, e: unknown): StreamResumptionError | null {
-    if (!(e instanceof StreamResumptionError) || !this.enforce || this.cfg.endCalls !== 'respond')
-      return null;
-    if (track.request === null || track.completed || track.settled) return null;
-    track.settled = true;
-    this.free(track);
-    return e;
-  }
-
-  /**
-   * The answer to a request of a failed track: the call's error response as a stream (the SDK
-   * rejects the call at once, and stops reconnecting), a 405 once the call was ended, or the
-   * error itself for a stream that owes no call (the standalone stream, or observe-only).
-   */
-  failedAnswer(track: Track, e: StreamResumptionError): Response {
-    if (track.settled) return settledResponse();
-    const ending = this.settlement(track, e);
-    if (ending) return settlementResponse(ending, this.ownId(track.id));
-    throw e;
-  }
-
-  /**
-   * The answer to the retry of failed streams whose calls still wait (a GET without
-   * `Last-Event-ID` that any of them may have sent): one stream carrying the error response of
-   * every such call, so that each pending call ends, whichever of them sent it (issue 38: a 405
-   * for one call already ended leaves the other waiting); or the latest failure itself when no
-   * call can be ended (observe-only, `endCalls: 'error'`, streams without a call). Each GET
-   * refused is recorded on its stream.
-   */
-  failedAnswers(tracks: Track[]): Response {
-    const endings: [StreamResumptionError, string][] = [];
-    for (const t of tracks) {
-      const ending = this.settlement(t, this.refuse(t, null));
-      if (ending) endings.push([ending, this.ownId(t.id)]);
-    }
-    if (endings.length === 0) throw tracks[tracks.length - 1]!.failure!;
-    return settlementsResponse(endings);
   }
 
   /**

@@ -8,6 +8,7 @@
  * (guard-core.ts); bodies are read by guard-body.ts.
  */
 import type { StreamResumptionError } from '../reference.js';
+import { failedAnswer, failedAnswers, isOwnId } from './call-endings.js';
 import { settledResponse } from './call-settlement.js';
 import { GuardBody } from './guard-body.js';
 import type { GuardCore } from './guard-core.js';
@@ -84,13 +85,13 @@ export class GuardRequests {
     }
     if (core.mutant === 'settles-latest-failure-only') {
       const latest = ofScope(core.failed).at(-1);
-      if (latest) return core.failedAnswer(latest, core.refuse(latest, null));
+      if (latest) return failedAnswer(core, latest, core.refuse(latest, null));
     }
     const unsettled =
       core.mutant === 'cursorless-retry-is-new'
         ? []
         : ofScope(core.failed).filter((t) => !t.settled);
-    if (unsettled.length > 0) return core.failedAnswers(unsettled);
+    if (unsettled.length > 0) return failedAnswers(core, unsettled);
     const waiting = ofScope(core.waitingWithCursor);
     if (
       waiting.length === 1 &&
@@ -107,12 +108,12 @@ export class GuardRequests {
       // A reconnect that dropped the cursor of an interrupted stream (rule 0).
       core.remove(core.waitingWithCursor, track);
       const e0 = core.close(track, false);
-      if (e0) return core.failedAnswer(track, e0);
+      if (e0) return failedAnswer(core, track, e0);
       track.reconnected = true;
       track.cursor = null;
       track.episodeT = core.now();
       const e = core.record(track, { type: 'reconnect', cursor: null });
-      if (e) return core.failedAnswer(track, e);
+      if (e) return failedAnswer(core, track, e);
     }
     return this.open('GET', input, init, null, true, scope);
   }
@@ -161,16 +162,16 @@ export class GuardRequests {
   ): Response | Promise<Response> {
     const { core } = this;
     // The SDK reconnecting after the event that ended its call: nothing to send.
-    if (core.isOwnId(lastEventId) && core.enforce) return settledResponse();
+    if (isOwnId(core, lastEventId) && core.enforce) return settledResponse();
     const known = core.holding(lastEventId, scope);
     if (known?.failure) {
       const read = core.readId(lastEventId);
-      return core.failedAnswer(known, core.refuse(known, read?.seq ?? null, read?.stream));
+      return failedAnswer(core, known, core.refuse(known, read?.seq ?? null, read?.stream));
     }
     if (!known) core.admit();
     const track = known ?? core.unseen(lastEventId, scope);
     const e = core.reconnect(track, lastEventId, restored);
-    if (e) return core.failedAnswer(track, e);
+    if (e) return failedAnswer(core, track, e);
     // A reconnect that failed the stream returned its error (failures are only set when
     // enforcing); and `resume` refuses a track failed while the headers were on their way.
     return this.resume(track, input, init);
@@ -242,10 +243,10 @@ export class GuardRequests {
     try {
       response = await this.send(input, manual, 0, '', ours);
     } catch (e) {
-      if (track.failure) return core.failedAnswer(track, track.failure);
+      if (track.failure) return failedAnswer(core, track, track.failure);
       if (isPending(track.snapshot)) {
         const err = core.record(track, { type: 'disconnect' });
-        if (err) return core.failedAnswer(track, err);
+        if (err) return failedAnswer(core, track, err);
       }
       throw e;
     } finally {
@@ -254,7 +255,7 @@ export class GuardRequests {
     if (track.failure) {
       // The budget ran out while the headers were on their way.
       response.body?.cancel().catch(() => {});
-      return core.failedAnswer(track, track.failure);
+      return failedAnswer(core, track, track.failure);
     }
     // A refusal's words say why (an evicted cursor, a conflict): read briefly, for the error.
     track.serverSaid =
@@ -275,7 +276,7 @@ export class GuardRequests {
     const refused = (e: StreamResumptionError | null) => {
       if (!e) return response;
       response.body?.cancel().catch(() => {});
-      return core.failedAnswer(track, e);
+      return failedAnswer(core, track, e);
     };
     if (redirect) {
       // A redirect proves nothing about this server's log (rule 3); a runtime that hides the
