@@ -15,10 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import {
   activityOf,
-  hostileScenario,
   type ClientActivity,
   type SeenRequest,
-} from '../../src/conformance/hostile-server.js';
+} from '../../src/conformance/hostile-activity.js';
+import { hostileScenario } from '../../src/conformance/hostile-server.js';
 import {
   CLIENT_FIX,
   judgeClient,

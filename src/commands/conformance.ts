@@ -22,7 +22,7 @@ const MAX_KEEPALIVE_MS = Math.floor(MAX_TIMER_MS / 16);
 import type { ConformanceReport } from '../conformance/rendering/render.js';
 import type { ImplementationEntry } from '../conformance/rows/matrix.js';
 import { CELL_VERDICTS, type CellVerdict } from '../conformance/types.js';
-import { HOSTILE_ID_PATTERN } from '../conformance/hostile-server.js';
+import { HOSTILE_ID_PATTERN } from '../conformance/hostile-wire.js';
 import { CONTINUITY_ID_PATTERN } from '../runtime/continuity-store.js';
 import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance-url.js';
 

@@ -70,8 +70,9 @@ export const serveCommand: Command = {
       list: { type: 'boolean' },
       json: { type: 'boolean' },
     });
-    const { HOSTILE_SCENARIOS, hostileScenario, startHostileServer, describeActivity } =
+    const { HOSTILE_SCENARIOS, hostileScenario, startHostileServer } =
       await import('../conformance/hostile-server.js');
+    const { describeActivity } = await import('../conformance/hostile-activity.js');
     if (values.list) {
       if (values.json) {
         io.out(JSON.stringify({ scenarios: HOSTILE_SCENARIOS }) + '\n');

@@ -3,8 +3,11 @@
  * SDK) that serves the tool `count` and plays one of the kit's faults against whoever calls it
  * (a skip, an empty 200, an eviction, a restart's 404, an upgrade to 2026-07-28, a polling close,
  * a keepalive stall, id-only blocks, `retry:` values, cross-stream events). It records what the
- * client did: every request, the cursors it sent, the re-issued calls, the retries per second.
- * `mcp-resumption serve` runs one; `conformance --client-cmd` runs a client against each.
+ * client did: every request, the cursors it sent, the re-issued calls, the retries per second
+ * (the record: hostile-activity.ts; the ids, a call's shape and the verdict from the wire:
+ * hostile-wire.ts). `mcp-resumption serve` runs one; `conformance --client-cmd` runs a client
+ * against each. This file holds the server itself: its options, its handler, and how each
+ * scenario's fault is played on a call and answered on a resume.
  *
  * Ids are `c<k>-<seq>` (`HOSTILE_ID_PATTERN`): call `k` of the server's life, `seq` counting
  * from 1 on that call's stream (0: the priming event). Messages are the test tool's: progress
@@ -13,6 +16,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { ActivityLog, type ClientActivity, type SeenRequest } from './hostile-activity.js';
+import { HOSTILE_ID_PATTERN, HOSTILE_N, wireVerdict, type WireVerdict } from './hostile-wire.js';
 import { messageText, resultText } from './tool.js';
 import type { HostileScenario } from './scenarios/hostile.js';
 
@@ -22,305 +27,6 @@ export {
   type Expectation,
   type HostileScenario,
 } from './scenarios/hostile.js';
-
-/** The ids of the hostile server: `c<k>-<seq>`, a stream per call, `seq` contiguous from 0. */
-export const HOSTILE_ID_PATTERN = /^(?<stream>c\d+)-(?<seq>\d+)$/;
-
-/** One request the server saw. */
-export interface SeenRequest {
-  /** Milliseconds since the server started. */
-  t: number;
-  method: string;
-  /** The path, when it is not the server's MCP path (`/mcp`): answered 404, never counted. */
-  path?: string;
-  /** The `Mcp-Session-Id` the request carried, if any. */
-  session?: string;
-  /** The JSON-RPC method of a POST, when it had one. */
-  rpc?: string;
-  /** The tool a `tools/call` named. */
-  tool?: string;
-  /** `Last-Event-ID` of a GET (`null`: none). */
-  cursor?: string | null;
-  /** The call stream a `tools/call` of `count` opened (`c1`, …). */
-  stream?: string;
-  /** The status it was answered. */
-  status: number;
-}
-
-/** What one session (one client, until it re-initializes) did. */
-export interface SessionActivity {
-  session: string;
-  /** Its calls of `count`, by stream (`c1`, `c2`, …). */
-  calls: string[];
-  reconnects: number;
-  /** The cursors it sent (the first 16). */
-  cursors: string[];
-  /** Its GETs without `Last-Event-ID` after the first cut. */
-  cursorDropped: number;
-  /** Its most GETs in one second after the first cut. */
-  maxGetsPerSecond: number;
-}
-
-/** What the server saw the client do, in words a report prints. */
-export interface ClientActivity {
-  requests: number;
-  /** `tools/call` of `count`: more than one is a re-issued call. */
-  calls: number;
-  /** GETs with `Last-Event-ID`. */
-  reconnects: number;
-  /** The cursors sent, in order (the first {@link MAX_CURSORS}). */
-  cursors: string[];
-  /** GETs without `Last-Event-ID` after the first cut: the client dropped its cursor. */
-  cursorDropped: number;
-  /**
-   * The most GETs on the MCP path in any one-second window after the first cut, in any one
-   * session (a request without a session counts as its own): what a retry storm is measured on.
-   * Requests to other paths (OAuth discovery, `/.well-known/…`) and GETs before the fault
-   * (a proxy's probes at start) are no reconnects and never count.
-   */
-  maxGetsPerSecond: number;
-  /** `initialize` requests. */
-  initializes: number;
-  /** Requests to a path other than the MCP path (answered 404). */
-  otherPaths: number;
-  /**
-   * What the server wrote on each call's stream (`c1#1`, …, `c1:result`), in order, over every
-   * connection: what a client was served, whatever it shows of it (a progress-blind client
-   * surfaces only the result; it is judged from this).
-   */
-  served: Record<string, string[]>;
-}
-
-/** The most cursors {@link ClientActivity.cursors} keeps. */
-export const MAX_CURSORS = 64;
-
-/**
- * The activity, kept as counts as requests come (so a long-lived `serve` holds no request
- * list): {@link note} each request in order, {@link cut} at the first fault.
- */
-export class ActivityLog {
-  private requests = 0;
-  private calls = 0;
-  private reconnects = 0;
-  private readonly cursors: string[] = [];
-  private cursorDropped = 0;
-  private maxGets = 0;
-  private initializes = 0;
-  private otherPaths = 0;
-  private cutAt: number | null = null;
-  /** Per session: the times of its GETs in the last second (after the cut). */
-  private readonly windows = new Map<string, number[]>();
-  /** Per call stream: what was served on it (the newest {@link maxStreams} streams). */
-  private readonly served = new Map<string, string[]>();
-  /** Per session, the newest {@link maxStreams}: what it did. */
-  private readonly bySession = new Map<string, SessionActivity>();
-
-  constructor(private readonly maxStreams = 64) {}
-
-  /** The first fault happened at `t` (ms since start); GETs from then on count as retries. */
-  cut(t: number): void {
-    this.cutAt ??= t;
-  }
-
-  /** When the first fault happened, if it did. */
-  get cutTime(): number | null {
-    return this.cutAt;
-  }
-
-  /** The record of session `id` (created, and the oldest dropped beyond the bound). */
-  private session(id: string): SessionActivity {
-    let a = this.bySession.get(id);
-    if (a === undefined) {
-      a = {
-        session: id,
-        calls: [],
-        reconnects: 0,
-        cursors: [],
-        cursorDropped: 0,
-        maxGetsPerSecond: 0,
-      };
-      this.bySession.set(id, a);
-      if (this.bySession.size > this.maxStreams) {
-        this.bySession.delete(this.bySession.keys().next().value!);
-      }
-    }
-    return a;
-  }
-
-  note(r: SeenRequest): void {
-    this.requests++;
-    if (r.path !== undefined) {
-      this.otherPaths++;
-      return;
-    }
-    const mine = r.session !== undefined ? this.session(r.session) : undefined;
-    if (r.rpc === 'tools/call' && r.tool === 'count') {
-      this.calls++;
-      if (r.stream !== undefined && mine && mine.calls.length < MAX_CURSORS)
-        mine.calls.push(r.stream);
-    }
-    if (r.rpc === 'initialize') this.initializes++;
-    if (r.method !== 'GET') return;
-    if (r.cursor) {
-      this.reconnects++;
-      if (this.cursors.length < MAX_CURSORS) this.cursors.push(r.cursor);
-      if (mine) {
-        mine.reconnects++;
-        if (mine.cursors.length < 16) mine.cursors.push(r.cursor);
-      }
-    }
-    if (this.cutAt === null || r.t < this.cutAt) return;
-    if (!r.cursor) {
-      this.cursorDropped++;
-      if (mine) mine.cursorDropped++;
-    }
-    const key = r.session ?? '';
-    const w = (this.windows.get(key) ?? []).filter((t) => r.t - t < 1000);
-    w.push(r.t);
-    this.windows.set(key, w);
-    this.maxGets = Math.max(this.maxGets, w.length);
-    if (mine) mine.maxGetsPerSecond = Math.max(mine.maxGetsPerSecond, w.length);
-    if (this.windows.size > 1024) {
-      for (const [k, ts] of this.windows) if (r.t - ts.at(-1)! >= 1000) this.windows.delete(k);
-    }
-  }
-
-  /** Records that `item` (`c1#3`, `c1:result`) was written on `stream`'s connection. */
-  serve(stream: string, item: string): void {
-    let list = this.served.get(stream);
-    if (list === undefined) {
-      list = [];
-      this.served.set(stream, list);
-      if (this.served.size > this.maxStreams) this.served.delete(this.served.keys().next().value!);
-    }
-    list.push(item);
-  }
-
-  /** Each session that called `count`, oldest first. */
-  sessions(): SessionActivity[] {
-    return [...this.bySession.values()]
-      .filter((a) => a.calls.length > 0)
-      .map((a) => ({ ...a, calls: [...a.calls], cursors: [...a.cursors] }));
-  }
-
-  activity(): ClientActivity {
-    return {
-      requests: this.requests,
-      calls: this.calls,
-      reconnects: this.reconnects,
-      cursors: [...this.cursors],
-      cursorDropped: this.cursorDropped,
-      maxGetsPerSecond: this.maxGets,
-      initializes: this.initializes,
-      otherPaths: this.otherPaths,
-      served: Object.fromEntries([...this.served].map(([k, v]) => [k, [...v]])),
-    };
-  }
-}
-
-/** Sums up `seen` (in order), the first fault at `cutAt`. */
-export function activityOf(seen: readonly SeenRequest[], cutAt: number | null): ClientActivity {
-  const log = new ActivityLog();
-  if (cutAt !== null) log.cut(cutAt);
-  for (const r of seen) log.note(r);
-  return log.activity();
-}
-
-/** The activity as one line. */
-export function describeActivity(a: ClientActivity): string {
-  const cursors = a.cursors.length
-    ? ` (cursors ${[...new Set(a.cursors)].slice(0, 4).join(', ')})`
-    : '';
-  return (
-    `${a.calls} call${a.calls === 1 ? '' : 's'} of count${a.calls > 1 ? ' (re-issued)' : ''}, ` +
-    `${a.reconnects} reconnect${a.reconnects === 1 ? '' : 's'}${cursors}` +
-    (a.cursorDropped ? `, ${a.cursorDropped} GET(s) without the cursor after the cut` : '') +
-    `, at most ${a.maxGetsPerSecond} GET/s after the cut, ${a.initializes} initialize` +
-    (a.otherPaths ? `, ${a.otherPaths} request(s) to other paths (404)` : '')
-  );
-}
-
-/** More GETs than this in one second (in one session, after the cut) is a retry storm. */
-export const STORM_PER_SECOND = 10;
-
-/**
- * The first break in one call's sequence (`items`: `c1#1`, …, `c1:result`, in order): a message
- * after a missing one, or the result without every message; `null` when there is none.
- */
-export function sequenceGap(tag: string, items: readonly string[]): string | null {
-  let next = 1;
-  for (const d of items) {
-    if (d === `${tag}:result`) {
-      return next === HOSTILE_N + 1
-        ? null
-        : `${tag}'s result after ${tag}#${next - 1}, ${next}..${HOSTILE_N} never`;
-    }
-    const i = Number(d.slice(tag.length + 1));
-    if (i === next) next++;
-    else if (i > next) return `${tag}#${i} after ${tag}#${next - 1}, ${next}..${i - 1} never`;
-  }
-  return null;
-}
-
-/** What the wire shows of one client (session) in `serve`: a verdict, or what it hinges on. */
-export interface WireVerdict {
-  session: string;
-  /** A client verdict, or two joined by "or" when only what the client showed can tell. */
-  verdict: string;
-  observed: string;
-}
-
-/**
- * Judges one session from the wire alone (`serve` sees no client output): what it was served on
- * its last call, its reconnects, its GETs per second, and whether it still waited on a stream
- * when the server stopped. Where the answer hinges on what the client showed (an error surfaced
- * or not), the verdict names both and the line says which is which.
- */
-export function wireVerdict(
-  scenario: HostileScenario,
-  a: SessionActivity,
-  served: Readonly<Record<string, readonly string[]>>,
-  waiting: boolean,
-): WireVerdict {
-  const last = a.calls.at(-1)!;
-  const got = served[last] ?? [];
-  const gap = sequenceGap(last, got);
-  const shown = got.length <= 10 ? got.join(' ') : `${got.slice(0, 10).join(' ')} …`;
-  const cursors = a.cursors.length
-    ? ` (cursors ${[...new Set(a.cursors)].slice(0, 4).join(', ')})`
-    : '';
-  const what =
-    `${a.calls.length} call(s) of count (${a.calls.join(', ')}), ${a.reconnects} reconnect(s)` +
-    `${cursors}, at most ${a.maxGetsPerSecond} GET/s after the cut; served on ${last}: ${shown || 'nothing'}`;
-  const v = (verdict: string, why: string): WireVerdict => ({
-    session: a.session,
-    verdict,
-    observed: `${why}; ${what}`,
-  });
-  if (a.maxGetsPerSecond > STORM_PER_SECOND)
-    return v('retry storm', 'more than 10 GETs in one second');
-  const foreign = scenario.name === 'cross-stream' && a.reconnects > 0 && served.x9 !== undefined;
-  if (gap === null && got.includes(`${last}:result`)) {
-    return v('honored', 'served the whole call: honored if the client delivered all of it');
-  }
-  if (waiting) {
-    return v(
-      'endless wait',
-      'still waiting on a stream when the server stopped: an endless wait unless the client bounds it',
-    );
-  }
-  if (foreign || gap !== null) {
-    return v(
-      'rejected or silent gap',
-      `it was served ${foreign ? "another stream's events" : gap}: right only if the client ` +
-        'surfaced an error (a client that delivered what came after: silent gap)',
-    );
-  }
-  return v(
-    'rejected or dropped call',
-    'the call never ended on the wire and the client left: right only if it surfaced an error',
-  );
-}
 
 /** Options of {@link startHostileServer}. */
 export interface HostileServerOptions {
@@ -352,8 +58,6 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
-/** Messages of each call. */
-export const HOSTILE_N = 8;
 const N = HOSTILE_N;
 const CUT_AFTER = 5;
 const MAX_BODY = 1 << 20;

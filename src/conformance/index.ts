@@ -54,6 +54,8 @@ export {
   type FetchHost,
   type ServeFetchOptions,
 } from './fetch-host.js';
+export * from './hostile-activity.js';
+export * from './hostile-wire.js';
 export * from './hostile-server.js';
 export {
   CLIENT_FIX,

@@ -13,16 +13,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import process from 'node:process';
 import { killGroup, killMarked, RUN_MARK } from '../kill-after.js';
-import {
-  activityOf,
-  describeActivity,
-  HOSTILE_SCENARIOS,
-  sequenceGap,
-  STORM_PER_SECOND,
-  startHostileServer,
-  type ClientActivity,
-  type HostileScenario,
-} from '../hostile-server.js';
+import { activityOf, describeActivity, type ClientActivity } from '../hostile-activity.js';
+import { HOSTILE_SCENARIOS, startHostileServer, type HostileScenario } from '../hostile-server.js';
+import { sequenceGap, STORM_PER_SECOND } from '../hostile-wire.js';
 
 /** How a client did in one scenario. */
 export type ClientVerdict =

@@ -13,7 +13,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { continuityGuard, idReaderFromPattern } from '../../runtime/continuity-guard.js';
-import { HOSTILE_ID_PATTERN } from '../hostile-server.js';
+import { HOSTILE_ID_PATTERN } from '../hostile-wire.js';
 import type { ClientCommandRow } from './client-command.js';
 
 const emit = (v: unknown) => process.stdout.write(JSON.stringify(v) + '\n');
