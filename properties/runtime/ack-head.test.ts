@@ -85,12 +85,12 @@ describe('review S7: a keepalive before the acknowledgment', () => {
     expect(r.codes).toEqual(['caught-up']);
   });
 
-  test('comments alone are no answer: failed when the budget runs out (rule 1)', async () => {
-    // The answer is the status, the headers and the first block that is not a comment: a
-    // server that sends only comments never answered where the replay starts.
+  test('comments alone state nothing: answered, never proven, failed when the budget runs out (rule 7.4)', async () => {
+    // A comment is not the first block (rule 5.1): a server that sends only comments after its
+    // 200 states no floor and no head, and no event proves the resume.
     const r = await resume(quiet(BUDGET_MS * 4));
     expect(r.error).toBeInstanceOf(StreamResumptionError);
-    expect(r.failures.map((f) => f.code)).toEqual(['no-response']);
+    expect(r.failures.map((f) => f.code)).toEqual(['unproven']);
   });
 
   test('id-less data after a comment is still id-less data before proof', async () => {

@@ -42,7 +42,6 @@ const CLIENT: Record<GuardMutantName, ClientKind> = {
   'response-needs-id-colon': 'direct',
   // (Nor these, of issue 37: sdk-polling.test.ts and session-guard.test.ts kill them.)
   'cursorless-never-restored': 'direct',
-  'settles-latest-failure-only': 'direct',
   'resume-left-undecided': 'direct',
 };
 

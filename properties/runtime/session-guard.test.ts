@@ -9,8 +9,8 @@
  *   the failed call never reaches the server (which would hand the events after the gap on).
  * - R3-5: after a failed call, the session's standalone stream is reopened when it breaks.
  * - Issue 38: two calls' streams failed, one of them ended already; the SDK's reconnect without
- *   `Last-Event-ID` ends the call still pending (the mutant `settles-latest-failure-only`, the
- *   guard before, answered 405 for the ended one and left it waiting).
+ *   `Last-Event-ID` ends the call still pending (the guard before answered 405 for the ended one
+ *   and left it waiting; the mutant `cursorless-retry-is-new` leaves it waiting too).
  */
 import { describe, expect, test } from 'vitest';
 import {
@@ -239,7 +239,7 @@ describe.each(SDK_KINDS)('R3-5: the standalone stream outlives a failed call (SD
 async function twoFailedCalls(
   kind: (typeof SDK_KINDS)[number],
   options: ContinuityGuardOptions,
-  mutant?: 'settles-latest-failure-only',
+  mutant?: 'cursorless-retry-is-new',
 ) {
   const bFailed = signal();
   let bId: unknown;
@@ -304,8 +304,12 @@ describe.each(SDK_KINDS)(
       expect(failures).toHaveLength(2);
     }, 20_000);
 
-    test('the mutant that answers for the latest failure only (a 405 for the ended call) leaves the pending call to its timeout', async () => {
-      const { rb } = await twoFailedCalls(kind, TWO_FAILED, 'settles-latest-failure-only');
+    // The mutant that answered for the latest failure only (a 405 for the ended call) is gone:
+    // since an ended call frees its stream at its settlement (R3-4), the ended call is no longer
+    // among the failures, so that mutant behaved as the guard. What still breaks the property
+    // is a guard that lets the cursor-less reconnect through as a new stream.
+    test('the mutant that takes the cursor-less reconnect for a new stream leaves the pending call to its timeout', async () => {
+      const { rb } = await twoFailedCalls(kind, TWO_FAILED, 'cursorless-retry-is-new');
       expect(resumptionFailureOf(rb.error)).toBeNull();
       expect(String((rb.error as Error).message)).toMatch(/timed out/i);
     }, 20_000);

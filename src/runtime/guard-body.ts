@@ -225,7 +225,11 @@ export class GuardBody {
     }
     // A comment is not the answer's first block (rule 5.1, review S7): it states nothing, so
     // the answer stays held for the first event or message, which may be the acknowledgment.
-    this.stop(this.core.record(this.track, { type: 'keepalive' }));
+    // While it is held, the comment gets no line of its own: the held 200's line, written when
+    // that block comes, carries the time its headers came, and a keepalive line before it
+    // would make the trace's times go back. Its budget is still checked at the comment's time.
+    if (this.track.held) this.stop(this.core.outOfBudget(this.track, this.core.now()));
+    else this.stop(this.core.record(this.track, { type: 'keepalive' }));
     this.forward(`:${c}\n\n`);
   }
 

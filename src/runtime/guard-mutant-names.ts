@@ -22,13 +22,10 @@ export type GuardMutantName =
   // pattern (`"id":`) than a response's data must hold, so that `"id" :` (JSON may space
   // around its colon) is never looked at; properties/runtime/response-precheck.test.ts kills it.
   | 'response-needs-id-colon'
-  // Nor these (issue 37): a GET without Last-Event-ID that the guard can attribute to the one
+  // Nor this (issue 37): a GET without Last-Event-ID that the guard can attribute to the one
   // interrupted stream of its session is failed as a dropped cursor instead of sent with that
-  // stream's cursor (properties/runtime/sdk-polling.test.ts kills it); the retry of failed
-  // streams is answered for the latest failed stream only, a 405 when its call was ended
-  // already, leaving another failed call waiting (properties/runtime/session-guard.test.ts).
+  // stream's cursor (properties/runtime/sdk-polling.test.ts kills it).
   | 'cursorless-never-restored'
-  | 'settles-latest-failure-only'
   // And the guard that never arms a resume's proof budget: a silent resume stays undecided, and
   // the call waits for the SDK's timeout (properties/runtime/differential.test.ts kills it: a
   // held stream counts as an honest timeout only after a `resumed` decision).

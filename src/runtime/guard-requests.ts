@@ -83,10 +83,6 @@ export class GuardRequests {
       core.free(plain);
       return this.open('GET', input, init, null, true, scope);
     }
-    if (core.mutant === 'settles-latest-failure-only') {
-      const latest = ofScope(core.failed).at(-1);
-      if (latest) return failedAnswer(core, latest, core.refuse(latest, null));
-    }
     const unsettled =
       core.mutant === 'cursorless-retry-is-new'
         ? []
