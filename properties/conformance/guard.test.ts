@@ -138,12 +138,13 @@ describe('the rules, each able to fail', () => {
     expect((await failure(resumeThrough(url, {}, 'ab-s1-2')))?.code).toBe('cross-stream');
   });
 
-  test('a 200 with nothing but comments is no answer: refused within the proof bound', async () => {
-    // (A comment is not the answer's first block, rule 5.1: review S7.)
+  test('a 200 with nothing but comments states nothing: refused unproven within the proof bound', async () => {
+    // (A comment is not the answer's first block, rule 5.1, review S7: the 200 was answered and
+    // stated no floor, and no event proves it when the budget runs out, rule 7.4.)
     const url = await serve(
       scripted((_c, res) => res.writeHead(200, SSE).write(': keepalive\n\n')),
     );
-    expect((await failure(resumeThrough(url, {})))?.code).toBe('no-response');
+    expect((await failure(resumeThrough(url, {})))?.code).toBe('unproven');
   });
 
   test('an acknowledgment whose head is the cursor is caught up: no clock fails the quiet stream', async () => {
