@@ -11,6 +11,7 @@ export * from './classify.js';
 export * from './runtime/index.js';
 export { checkTrace } from './trace/check.js';
 export { IDLESS_NOTE, TraceChecker, type CheckOptions, type CheckSink } from './trace/checker.js';
+export type { Counts, JudgeShared } from './trace/judge.js';
 export type { Engine, EngineName, MachineState } from './trace/engine.js';
 export {
   compileIdPattern,

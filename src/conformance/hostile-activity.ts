@@ -127,6 +127,7 @@ export class ActivityLog {
     return a;
   }
 
+  /** Counts one request the server saw (its session's record too, and GETs after the cut). */
   note(r: SeenRequest): void {
     this.requests++;
     if (r.path !== undefined) {
@@ -183,6 +184,7 @@ export class ActivityLog {
       .map((a) => ({ ...a, calls: [...a.calls], cursors: [...a.cursors] }));
   }
 
+  /** What the client did so far, as one record (copies: the log goes on counting). */
   activity(): ClientActivity {
     return {
       requests: this.requests,

@@ -71,6 +71,7 @@ export {
   type ClientCommandRow,
   type ClientOutput,
   type ClientVerdict,
+  type JudgeContext,
 } from './rows/client-command.js';
 export {
   contractToolHandlers,

@@ -18,6 +18,7 @@ export interface ListedTool {
 
 /** What lists tools: the SDK's `Client` (1.x and 2.x), or anything with the same `listTools`. */
 export interface ToolLister {
+  /** The server's tools, one page at a time (the SDK `Client.listTools`). */
   listTools(params?: { cursor?: string }): Promise<{ tools: ListedTool[]; nextCursor?: string }>;
 }
 

@@ -33,7 +33,7 @@ export interface UrlAdapterOptions {
   hookTimeoutMs?: number;
   /** The server's keepalive interval (ms), when known: `reader-stall` runs with it. */
   keepAliveMs?: number;
-  /** Why the interval is unknown, when it was looked for ({@link measureKeepalive}). */
+  /** Why the interval is unknown, when it was looked for (`measureKeepalive`). */
   keepaliveMissing?: string;
   /** How the server's ids encode the sequence (default: opaque). */
   idCodec?: IdCodec;
