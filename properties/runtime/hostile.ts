@@ -3,7 +3,7 @@
  * byte level (status, headers, body chunks, pauses, a clean end or a reset), and the server
  * records what the client sent. Loopback only; every socket is destroyed on close.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach } from 'vitest';
 
@@ -98,7 +98,6 @@ export async function hostile(
   answer: (method: 'POST' | 'GET', n: number, seen: Seen) => Answer,
 ): Promise<Hostile> {
   const seen: Seen[] = [];
-  const sockets = new Set<Socket>();
   const counts = { POST: 0, GET: 0 };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
@@ -122,6 +121,17 @@ export async function hostile(
       play(res, answer(method, counts[method]++, s)).catch(() => res.socket?.destroy());
     });
   });
+  return { ...(await listenLoopback(server)), seen };
+}
+
+/**
+ * Listens on a free loopback port, at `/mcp`; `close` destroys every open socket first (a test
+ * server holds streams open), then closes the server. The test servers of this folder share it.
+ */
+export async function listenLoopback(
+  server: Server,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -130,7 +140,6 @@ export async function hostile(
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    seen,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));

@@ -9,10 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ContinuityEventStore } from '../../src/runtime/index.js';
+import { listenLoopback } from './hostile.js';
 
 /** A running polling server. */
 export interface PollServer {
@@ -27,7 +27,6 @@ export interface PollServer {
 /** Starts a server whose tool `count` polls `polls` times, `retryMs` apart. */
 export async function pollServer(polls: number, retryMs: number): Promise<PollServer> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const sockets = new Set<Socket>();
   const gets: PollServer['gets'] = [];
   const sent: number[] = [];
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -89,20 +88,14 @@ export async function pollServer(polls: number, retryMs: number): Promise<PollSe
   const server = createServer((req, res) => {
     handle(req, res).catch(() => res.socket?.destroy());
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
+  const listening = await listenLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: listening.url,
     gets,
     sent: () => [...sent],
     close: async () => {
       for (const t of sessions.values()) await t.close().catch(() => {});
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
+      await listening.close();
     },
   };
 }

@@ -7,9 +7,8 @@
  * sessions, as MCP allows. Loopback only; every socket is destroyed on close.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { afterEach } from 'vitest';
-import { play, type Answer } from './hostile.js';
+import { listenLoopback, play, type Answer } from './hostile.js';
 
 /** One request the server received. */
 export interface SessionRequest {
@@ -36,7 +35,6 @@ type Script = (r: SessionRequest) => Answer;
 /** Starts a server: `script` answers every `tools/call` POST and every GET. */
 export async function sessionServer(script: Script): Promise<SessionServer> {
   const seen: SessionRequest[] = [];
-  const sockets = new Set<Socket>();
   const counts = new Map<string, number>();
   let sessions = 0;
   const next = (key: string) => {
@@ -96,20 +94,7 @@ export async function sessionServer(script: Script): Promise<SessionServer> {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => handle(req, res, body));
   });
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    seen,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
+  return { ...(await listenLoopback(server)), seen };
 }
 
 /** A `serve` for a suite: every server it starts is closed after each test. */
