@@ -84,7 +84,12 @@ describe.each(['v1', 'v2'] as const)('held streams through Client.callTool of SD
   test('the guard that leaves a silent resume undecided still fails CallSettles (resume-left-undecided)', async () => {
     const { broken } = await runGuardedCall(kind, SILENT_RESUME, {}, 'resume-left-undecided');
     expect(broken.map((b) => b.claim)).toContain('CallSettles');
-    expect(broken.find((b) => b.claim === 'CallSettles')!.why).toContain('never decided');
+    // Either way the call waited for the SDK's own timeout: the resume never decided, or (under
+    // load, when a later fact past the budget made the guard decide late) decided only after the
+    // call had already timed out.
+    expect(broken.find((b) => b.claim === 'CallSettles')!.why).toMatch(
+      /never decided|but the call rejected with .*timed out/i,
+    );
     // The guard itself decides it (unproven) and ends the call.
     expect((await runGuardedCall(kind, SILENT_RESUME)).broken).toEqual([]);
   }, 30_000);
