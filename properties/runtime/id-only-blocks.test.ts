@@ -218,7 +218,9 @@ describe('the bytes become text as one TextDecoder reads them', () => {
   test.each(['ascii-after-utf8', 'bom-mid-stream'] as const)('the property kills %s', (mutant) => {
     const result = fc.check(
       fc.property(stream, cuts, (bytes, cs) => read(bytes, cs, mutant) === decoded(bytes)),
-      { seed, numRuns: runs(300) },
+      // More runs than the property itself: a mark after ASCII text in the same chunk is rare
+      // enough that 300 runs missed it (seed 1321075465); the check is pure and cheap.
+      { seed, numRuns: runs(3000) },
     );
     expect(result.failed, `${mutant} survived (seed ${seed})`).toBe(true);
   });
