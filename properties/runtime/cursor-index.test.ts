@@ -53,7 +53,7 @@ class EagerIndex {
 
 /** The first op after which the guard's index and the eager one find different streams. */
 function firstDifference(ops: Op[], mutant?: GuardMutantName): number | null {
-  const core = mutant ? mutantCore({}, mutant) : new GuardCore({}, undefined);
+  const core = mutant ? mutantCore({}, mutant) : new GuardCore({});
   const tracks: Track[] = [0, 1, 2].map(() => core.newTrack(null));
   const eager = new EagerIndex();
   for (let at = 0; at < ops.length; at++) {

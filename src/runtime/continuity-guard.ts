@@ -67,17 +67,16 @@ export function continuityGuard(
   fetchFn: typeof fetch,
   options: ContinuityGuardOptions = {},
 ): typeof fetch {
-  // A deployed guard never runs a mutant, whatever the options object carries at run time.
-  return guardWith(fetchFn, new GuardCore(options, undefined));
+  const core = new GuardCore(options);
+  return guardOver(core, new GuardRequests(core, fetchFn));
 }
 
 /**
- * The guard over `core`: `continuityGuard`'s, or a core subclass built outside src/runtime/
- * (src/runtime-mutants/guard-mutants.ts).
+ * The guard's `fetch` over a core and the requests sent through it: `continuityGuard`'s, or
+ * subclasses of them built outside src/runtime/ (src/runtime-mutants/guard-mutants.ts).
  * @internal
  */
-export function guardWith(fetchFn: typeof fetch, core: GuardCore): typeof fetch {
-  const requests = new GuardRequests(core, fetchFn);
+export function guardOver(core: GuardCore, requests: GuardRequests): typeof fetch {
   const guarded = (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
     requests.guarded(input, init);
   STATES.set(guarded, () => core.state());
