@@ -300,8 +300,12 @@ function readError(fact: WireFact): ErrorAnswer {
     status = rawStatus;
   }
   const body = objectOr(fact['body'], 'a2a/error body');
+  // A body is a JSON-RPC response only with "jsonrpc"; a REST error body (its own "error"
+  // object, google.rpc.Status-like) leaves the HTTP status to decide.
+  const rpcBody = body !== undefined && body['jsonrpc'] !== undefined ? body : undefined;
   const error =
-    objectOr(fact['error'], 'a2a/error error') ?? objectOr(body?.['error'], 'a2a/error body.error');
+    objectOr(fact['error'], 'a2a/error error') ??
+    objectOr(rpcBody?.['error'], 'a2a/error body.error');
   if (error === undefined) {
     if (status === 200) {
       throw new WireFactError(
@@ -540,8 +544,15 @@ class A2aTranslator implements BindingTranslator {
     }
     if (e.earliest !== undefined && this.rules.era === '1986') {
       if (this.held !== null && this.held < e.earliest - 1) {
+        const gone = gens(this.held + 1, e.earliest - 1);
         return [
-          noted({ type: 'RESPONSE', status: 200, floor: e.earliest }, { told: e.earliest - 1 }),
+          noted(
+            { type: 'RESPONSE', status: 200, floor: e.earliest },
+            {
+              told: e.earliest - 1,
+              said: `the gap signal (${answerOf(e)}) says the earliest generation retained is ${e.earliest}: ${gone} after the client's ${this.held} are gone; ${A2A_REMEDY}`,
+            },
+          ),
         ];
       }
       return [
@@ -585,6 +596,11 @@ function answerOf(e: ErrorAnswer): string {
   return e.status === 200 ? `${code} with HTTP status 200` : `${code} with HTTP status ${e.status}`;
 }
 
+/** Generations `a..b` in words: one, or a range. */
+function gens(a: number, b: number): string {
+  return a === b ? `generation ${a}` : `generations ${a} to ${b}`;
+}
+
 /** The remedy after a failed resume, in A2A's words (docs/a2a.md, "The remedy"). */
 export const A2A_REMEDY =
   're-sync with GetTask after the stream ends (never re-send the message: that starts a new turn)';
@@ -625,8 +641,8 @@ const A2A_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   'cursor-below-floor': [
     [
       /^cursor (\S+) below replay floor (\S+); events (\S+) are lost$/,
-      (c, f, lost) =>
-        `the client's generation ${c} is below the snapshot's ${Number(f) - 1}: generation ${lost.replace('..', ' to ')} came folded into the snapshot, never as events (or the gap signal says so); ${A2A_REMEDY}`,
+      (c, f) =>
+        `the client's generation ${c} is below the snapshot's ${Number(f) - 1}: ${gens(Number(c) + 1, Number(f) - 1)} came folded into the snapshot, never as events; ${A2A_REMEDY}`,
     ],
   ],
   'head-behind': [
