@@ -681,7 +681,8 @@ const A2A_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   break: [
     [
       /^non-contiguous stream: expected (\S+), got (\S+)$/,
-      (e, g) => `gap in the task's stream: expected generation ${e}, got ${g}`,
+      (e, g) =>
+        `expected generation ${e}, got ${g}: an update lost (or, under ADR-002, a mutation not streamed)`,
     ],
   ],
   'cross-stream': [

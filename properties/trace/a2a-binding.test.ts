@@ -282,3 +282,27 @@ describe('choosing the era', () => {
     }
   });
 });
+
+describe('reports speak A2A', () => {
+  it.each(a2aCases.map((n) => [n] as const))(
+    '%s: no SSE word, and every failed resume says to re-sync with GetTask, never to re-send',
+    async (name) => {
+      const text = await runCli(['check', `${CORPUS}${name}.jsonl`]);
+      for (const word of [
+        'Last-Event-ID',
+        'reconnect with',
+        're-initialize',
+        're-issue',
+        'replay floor',
+        'event id',
+      ]) {
+        expect(text.out, word).not.toContain(word);
+      }
+      expect(text.out.replace(/never re-send the message/g, '')).not.toMatch(/re-send/);
+      for (const r of expectedOf(name).report!.reconnects) {
+        if (r.expected === 'resumption-failed')
+          expect(r.reason, `line ${r.line}`).toContain('GetTask');
+      }
+    },
+  );
+});
