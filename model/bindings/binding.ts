@@ -68,6 +68,16 @@ export interface Binding {
    * then gives each value its own translator and machine. Absent: one recording, one stream.
    */
   readonly partitionBy?: string;
+  /**
+   * Which lines of a partitioned recording start a call, name their stream as the receiver's
+   * (events), or end a call, and the stream a line names (src/trace/task-partition.ts). Absent
+   * under `partitionBy`: no partition.
+   */
+  readonly partition?: PartitionLines;
+  /** The variant this binding is of its family (`a2a`: its era), when it has variants. */
+  readonly variant?: string;
+  /** The binding's variants (`a2a`: its eras), chosen by a binding line field or an option. */
+  readonly variants?: BindingVariants;
   /** A fresh translator for one recording; absent when the native format is the binding's. */
   translator?(): BindingTranslator;
   /**
@@ -76,6 +86,35 @@ export interface Binding {
    * on a trace of this binding rewords them. Absent: the machine's words, as they are.
    */
   phrase?(code: ReasonCode, text: string): string;
+}
+
+/** The lines of a partitioned recording, by role (see {@link Binding.partition}). */
+export interface PartitionLines {
+  /** Line types that start a call (a resume or an opening) of the stream they name. */
+  readonly calls: readonly string[];
+  /** Line types the receiver sends, naming their stream (an event of an unknown stream is the open call's). */
+  readonly events: readonly string[];
+  /** Line types that end the answer to a call. */
+  readonly ends: readonly string[];
+  /**
+   * The stream a line names, `null` when it names none. Throws a {@link WireFactError} for a
+   * bad name; a call or event line that must name one throws when it does not.
+   */
+  keyOf(fact: WireFact): string | null;
+  /** The stream an answer line hints at when it names none itself (an error's data). */
+  hintOf?(fact: WireFact): string | undefined;
+}
+
+/** A binding's variants: the binding line's field and the option that choose one. */
+export interface BindingVariants {
+  /** The binding line's field (`era`). */
+  readonly field: string;
+  /** The command-line option (`--a2a-era`). */
+  readonly option: string;
+  /** Every value, the default first. */
+  readonly values: readonly string[];
+  /** The binding of a value (one of `values`). */
+  of(value: string): Binding;
 }
 
 /** The machine's reason in `binding`'s words (./binding.ts, `phrase`). */

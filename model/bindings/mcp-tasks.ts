@@ -45,7 +45,13 @@
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
 import { MOMENT_SOURCE, momentOf } from '../reasons.js';
-import { WireFactError, type Binding, type BindingTranslator, type WireFact } from './binding.js';
+import {
+  WireFactError,
+  type Binding,
+  type BindingTranslator,
+  type PartitionLines,
+  type WireFact,
+} from './binding.js';
 
 /** The commit of modelcontextprotocol/modelcontextprotocol whose SEP-2694 text is modelled. */
 export const SEP_2694_COMMIT = 'e695539c7c0e65c2b5412092df9a1e14191070cb';
@@ -549,6 +555,20 @@ export function taskPhrase(code: ReasonCode, text: string): string {
   return text;
 }
 
+/** The roles of the task lines in a recording of several tasks (src/trace/task-partition.ts). */
+const TASK_PARTITION: PartitionLines = {
+  calls: ['tasks/stream'],
+  events: ['tasks/event'],
+  ends: ['tasks/result', 'tasks/error', 'disconnect'],
+  keyOf: (fact) =>
+    fact['type'] === 'tasks/stream' || fact['type'] === 'tasks/event' ? taskIdOf(fact) : null,
+  // An error may say its task in its data (events_gone does).
+  hintOf: (fact) => {
+    const data = (fact['error'] as { data?: { taskId?: unknown } } | undefined)?.data;
+    return typeof data?.taskId === 'string' ? data.taskId : undefined;
+  },
+};
+
 /** A task-stream binding with the given rules (the mutants flip one each). */
 export function tasksBinding(rules: TasksRules): Binding {
   return {
@@ -559,6 +579,7 @@ export function tasksBinding(rules: TasksRules): Binding {
     nativeLines: ['idle-timeout', 'disconnect', 'decision'],
     // A recording may interleave several tasks: each is judged with its own machine.
     partitionBy: 'taskId',
+    partition: TASK_PARTITION,
     translator: () => new TasksTranslator(rules),
     phrase: taskPhrase,
   };
