@@ -226,14 +226,9 @@ Examples:
       return runA2aConformance(values, io);
     }
     const binding = values.binding;
-    // The bindings with conformance scenarios (a2a has a translator and check, no kit yet).
-    const kits = BINDING_NAMES.filter((b) => b !== 'a2a');
-    if (
-      typeof binding === 'string' &&
-      (bindingNamed(binding) === undefined || !kits.includes(binding))
-    ) {
+    if (typeof binding === 'string' && bindingNamed(binding) === undefined) {
       throw new UsageError(
-        `conformance: unknown --binding ${JSON.stringify(binding)} (expected one of ${kits.join(', ')})`,
+        `conformance: unknown --binding ${JSON.stringify(binding)} (expected one of ${BINDING_NAMES.join(', ')})`,
       );
     }
     if (binding === 'mcp-tasks') {

@@ -125,7 +125,10 @@ export async function oracleOf(trace: string[], era: A2aEra): Promise<A2aOracle>
     outcome: r?.expected ?? 'none',
     rule: r?.rule ?? null,
     code: r?.code ?? null,
-    reason: r?.reason ?? 'no resubscribe',
+    // The kit writes no decision line: keep the oracle's reason only.
+    reason: r
+      ? r.reason.replace(/^no decision line; the oracle says [a-z-]+: /, '')
+      : 'no resubscribe',
     breaks: report.breaks.map((b) => `expected ${b.expected}, got ${b.got}`),
   };
 }

@@ -113,7 +113,7 @@ export function judgeTruth(
     const missed = emitted.filter((e) => e.k > lastBefore).map((e) => `e${e.k}`);
     const what = err && err.kind === 'error' ? `HTTP ${err.status}, JSON-RPC ${err.code}` : 'error';
     parts.push(
-      `refused (${what})${missed.length > 0 ? `; ${missed.join(', ')} never delivered as events` : ''}`,
+      `an error instead of a stream (${what})${missed.length > 0 ? `; ${missed.join(', ')} never delivered as events` : ''}`,
     );
   } else {
     if (lost.length > 0)
