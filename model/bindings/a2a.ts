@@ -112,7 +112,8 @@ export function a2aRules(era: A2aEra): A2aRules {
 
 const show = showWire;
 
-type Obj = Record<string, unknown>;
+/** A JSON object of a frame or an error body. */
+export type A2aJson = Record<string, unknown>;
 
 const objectOr = wireObject;
 
@@ -150,7 +151,7 @@ export interface A2aFrame {
 }
 
 /** The JSON-RPC error of a body, when it is one (`{"jsonrpc":"2.0","error":{…}}`). */
-function jsonRpcError(body: Obj): Obj | undefined {
+function jsonRpcError(body: A2aJson): A2aJson | undefined {
   return objectOr(body['error'], 'a2a/frame data.error');
 }
 
@@ -161,7 +162,7 @@ function jsonRpcError(body: Obj): Obj | undefined {
  * `artifact-update`, with `final` on a status update, which changes nothing here: the stream's
  * close ends it).
  */
-export function readFrame(data: Obj, field = 'a2a/frame data'): A2aFrame {
+export function readFrame(data: A2aJson, field = 'a2a/frame data'): A2aFrame {
   const result = 'result' in data ? objectOr(data['result'], `${field}.result`) : data;
   if (result === undefined)
     throw new WireFactError(`${field}.result must be an object, got nothing`);
@@ -187,7 +188,7 @@ export function readFrame(data: Obj, field = 'a2a/frame data'): A2aFrame {
   );
 }
 
-function readV03(result: Obj, kind: unknown, field: string): A2aFrame {
+function readV03(result: A2aJson, kind: unknown, field: string): A2aFrame {
   const kinds: Record<string, A2aFrame['kind']> = {
     task: 'task',
     message: 'message',
@@ -223,7 +224,7 @@ function frameOf(
 }
 
 /** The data of an `a2a/frame` line: `data` (the SSE data as received), an object. */
-function frameData(fact: WireFact): Obj {
+function frameData(fact: WireFact): A2aJson {
   const data = objectOr(fact['data'], 'a2a/frame data');
   if (data === undefined) {
     throw new WireFactError(
@@ -268,7 +269,7 @@ interface ErrorAnswer {
   earliest?: number;
 }
 
-function readErrorObject(error: Obj, status: number, field: string): ErrorAnswer {
+function readErrorObject(error: A2aJson, status: number, field: string): ErrorAnswer {
   const code = error['code'];
   if (typeof code !== 'number' || !Number.isSafeInteger(code)) {
     throw new WireFactError(`${field}.code must be an integer, got ${show(code)}`);
