@@ -330,8 +330,6 @@ class A2aTranslator implements BindingTranslator {
   private stopped = false;
   /** The call whose answer is being read. */
   private call: 'send' | 'subscribe' | null = null;
-  /** The call's answer has not begun (its first frame decides what it states). */
-  private first = false;
   /** A `SubscribeToTask` awaits its answer. */
   private awaiting = false;
   /** The cursor the latest `SubscribeToTask` carried (1986) or was judged from (dev-1.1). */
@@ -356,7 +354,6 @@ class A2aTranslator implements BindingTranslator {
       this.last,
       this.stopped,
       this.call,
-      this.first,
       this.awaiting,
       this.held,
       this.replay,
@@ -406,7 +403,6 @@ class A2aTranslator implements BindingTranslator {
     const task = optionalTaskId(fact['taskId'], 'a2a/send taskId');
     this.own(task, 'a2a/send');
     this.call = 'send';
-    this.first = true;
     this.awaiting = false;
     this.cursor = null;
     this.last = null;
@@ -425,7 +421,6 @@ class A2aTranslator implements BindingTranslator {
       );
     }
     this.call = 'subscribe';
-    this.first = true;
     this.awaiting = true;
     this.replay = after !== undefined;
     if (this.rules.era === '1.0') {
@@ -448,8 +443,6 @@ class A2aTranslator implements BindingTranslator {
 
   private frame(frame: A2aFrame, fact: WireFact): Observation[] {
     this.own(frame.taskId ?? optionalTaskId(fact['taskId'], 'a2a/frame taskId'), 'a2a/frame');
-    const first = this.first;
-    this.first = false;
     this.frames++;
     const ours = frame.taskId === undefined || frame.taskId === this.task;
     const g = frame.generation;
@@ -484,7 +477,6 @@ class A2aTranslator implements BindingTranslator {
     } else {
       this.cursor = g;
     }
-    void first;
     out.push(stream === undefined ? { type: 'EVENT', id: g } : { type: 'EVENT', id: g, stream });
     return out;
   }
@@ -515,7 +507,6 @@ class A2aTranslator implements BindingTranslator {
 
   private error(e: ErrorAnswer): Observation[] {
     const call = this.call;
-    this.first = false;
     if (!this.awaiting) return [{ type: 'END' }];
     this.awaiting = false;
     if (this.rules.classifyOn === 'status' && e.status === 200) {
