@@ -77,8 +77,15 @@ describe('conformance --binding a2a against @a2a-js/sdk 1.3.0', () => {
         expect(v.rule, `${row} × ${s}: ${v.reason}`).toBe(0);
       }
     }
-    // TaskNotFound comes with HTTP 200: classified on the body, it is the lost session.
-    expect(cell('memory', 'unknown-task').verdict!.outcome).toBe('session-lost');
+    // The SDK's errors come with HTTP 200: the kit reads them from the JSON-RPC body.
+    for (const [s, code] of [
+      ['finished-while-away', -32004],
+      ['unknown-task', -32001],
+    ] as const) {
+      const err = cell('memory', s).run!.after.find((f) => f.kind === 'error');
+      expect(err, s).toMatchObject({ kind: 'error', status: 200, code });
+      expect(cell('memory', s).truth.truth).toBe('refused');
+    }
   });
 
   test('the dev-1.1 reading sees the seam loss as a gap, and nothing on the in-memory store', () => {
