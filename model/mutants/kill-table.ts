@@ -24,6 +24,7 @@ import { CLIENT_MUTANTS } from './client-mutants.js';
 import { MACHINE_MUTANTS } from './machine-mutants.js';
 import { HEAD_SERVER_MUTANTS, SERVER_MUTANTS } from './server-mutants.js';
 import { BINDING_MUTANTS } from './binding-mutants.js';
+import { A2A_BINDING_MUTANTS, a2aBindingSubject, A2A_SERVER_MUTANTS } from './a2a-subjects.js';
 
 /** One way of searching for a mutant. */
 export interface Probe {
@@ -148,6 +149,50 @@ export function taskMutantEntries(): MutantEntry[] {
       side: 'client' as const,
       description: m.description,
       probes: probesOf(m.subject),
+    })),
+  ];
+}
+
+/**
+ * The mutants an A2A world can expose (`explore --binding a2a`): each `a2a` binding mutant and
+ * each client mutant, in A2A worlds of every kind (every era) with all claims; each A2A server
+ * mutant, declared as the honest `a2a-sdk`, first against the model's client in valid worlds,
+ * then against a client that trusts any 200 in any worlds.
+ */
+export function a2aMutantEntries(): MutantEntry[] {
+  const probesOf = (subject: Subject): Probe[] =>
+    (['mixed', 'any', 'valid'] as const).map((kind) => ({
+      kind,
+      claims: CLAIMS,
+      subject,
+      binding: 'a2a',
+    }));
+  return [
+    ...A2A_BINDING_MUTANTS.map((m) => ({
+      name: m.name,
+      side: 'client' as const,
+      description: m.description,
+      probes: probesOf(a2aBindingSubject(m.rules)),
+    })),
+    ...CLIENT_MUTANTS.map((m) => ({
+      name: m.name,
+      side: 'client' as const,
+      description: m.description,
+      probes: probesOf(m.subject),
+    })),
+    ...A2A_SERVER_MUTANTS.map((m) => ({
+      name: m.name,
+      side: 'server' as const,
+      description: m.description,
+      probes: [
+        { kind: 'valid' as const, claims: CLAIMS, subject: { policy: m.name }, binding: 'a2a' },
+        {
+          kind: 'any' as const,
+          claims: CLAIMS,
+          subject: { policy: m.name, machine: trusting },
+          binding: 'a2a',
+        },
+      ],
     })),
   ];
 }
