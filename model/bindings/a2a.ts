@@ -37,8 +37,15 @@
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
 import { MOMENT_SOURCE, momentOf } from '../reasons.js';
-import { WireFactError, type Binding, type BindingTranslator, type WireFact } from './binding.js';
-import { JSONRPC_ERROR_STATUS, type TaskNote } from './mcp-tasks.js';
+import {
+  showWire,
+  wireObject,
+  WireFactError,
+  type Binding,
+  type BindingTranslator,
+  type WireFact,
+} from './binding.js';
+import { JSONRPC_ERROR_STATUS, noted } from './mcp-tasks.js';
 
 /** The eras the binding reads: A2A 1.0, the `dev-1.1` branch's `generation`, #1986 as proposed. */
 export type A2aEra = '1.0' | 'dev-1.1' | '1986';
@@ -103,24 +110,11 @@ export function a2aRules(era: A2aEra): A2aRules {
   };
 }
 
-/** A JSON value in an error message, briefly (objects and arrays are named, not printed). */
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return 'an object';
-  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
+const show = showWire;
 
 type Obj = Record<string, unknown>;
 
-function objectOr(value: unknown, field: string): Obj | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new WireFactError(`${field} must be an object, got ${show(value)}`);
-  }
-  return value as Obj;
-}
+const objectOr = wireObject;
 
 /**
  * A generation: a non-negative integer, as a JSON number or a decimal string (proto3 JSON writes
@@ -186,15 +180,7 @@ export function readFrame(data: Obj, field = 'a2a/frame data'): A2aFrame {
     const member = objectOr(result[name], `${field}.${name}`);
     if (member === undefined) continue;
     const id = kind === 'task' ? member['id'] : (member['taskId'] ?? member['task_id']);
-    const frame: A2aFrame = { kind };
-    const taskId =
-      kind === 'message'
-        ? optionalTaskId(id, `${field} message taskId`)
-        : taskIdIn(id, `${field} ${name} ${kind === 'task' ? 'id' : 'taskId'}`);
-    if (taskId !== undefined) frame.taskId = taskId;
-    const g = generationOf(member['generation'], `${field} ${name} generation`);
-    if (g !== undefined) frame.generation = g;
-    return frame;
+    return frameOf(kind, id, member['generation'], `${field} ${name}`);
   }
   throw new WireFactError(
     `${field} is no StreamResponse: expected one of task, message, statusUpdate, artifactUpdate (A2A 1.0) or a "kind" (v0.3)`,
@@ -214,14 +200,24 @@ function readV03(result: Obj, kind: unknown, field: string): A2aFrame {
       `${field} kind must be task, message, status-update or artifact-update (v0.3), got ${show(kind)}`,
     );
   }
-  const frame: A2aFrame = { kind: k };
   const id = k === 'task' ? result['id'] : result['taskId'];
+  return frameOf(k, id, result['generation'], `${field} ${kind as string}`);
+}
+
+/** A frame of `kind` with its task id and generation, read (`where`: the member, for messages). */
+function frameOf(
+  kind: A2aFrame['kind'],
+  id: unknown,
+  generation: unknown,
+  where: string,
+): A2aFrame {
+  const frame: A2aFrame = { kind };
   const taskId =
-    k === 'message'
-      ? optionalTaskId(id, `${field} message taskId`)
-      : taskIdIn(id, `${field} ${kind} ${k === 'task' ? 'id' : 'taskId'}`);
+    kind === 'message'
+      ? optionalTaskId(id, `${where} taskId`)
+      : taskIdIn(id, `${where} ${kind === 'task' ? 'id' : 'taskId'}`);
   if (taskId !== undefined) frame.taskId = taskId;
-  const g = generationOf(result['generation'], `${field} ${kind} generation`);
+  const g = generationOf(generation, `${where} generation`);
   if (g !== undefined) frame.generation = g;
   return frame;
 }
@@ -300,8 +296,12 @@ function readError(fact: WireFact): ErrorAnswer {
     status = rawStatus;
   }
   const body = objectOr(fact['body'], 'a2a/error body');
+  // A body is a JSON-RPC response only with "jsonrpc"; a REST error body (its own "error"
+  // object, google.rpc.Status-like) leaves the HTTP status to decide.
+  const rpcBody = body !== undefined && body['jsonrpc'] !== undefined ? body : undefined;
   const error =
-    objectOr(fact['error'], 'a2a/error error') ?? objectOr(body?.['error'], 'a2a/error body.error');
+    objectOr(fact['error'], 'a2a/error error') ??
+    objectOr(rpcBody?.['error'], 'a2a/error body.error');
   if (error === undefined) {
     if (status === 200) {
       throw new WireFactError(
@@ -315,11 +315,6 @@ function readError(fact: WireFact): ErrorAnswer {
     status,
     fact['error'] !== undefined ? 'a2a/error error' : 'a2a/error body.error',
   );
-}
-
-/** `o` with a note for the checker (the machine reads only the observation's own fields). */
-function noted(o: Observation, note: TaskNote): Observation {
-  return Object.assign(o, note);
 }
 
 /** Reads one recording of one A2A task (see the module comment for the mapping). */
@@ -540,8 +535,15 @@ class A2aTranslator implements BindingTranslator {
     }
     if (e.earliest !== undefined && this.rules.era === '1986') {
       if (this.held !== null && this.held < e.earliest - 1) {
+        const gone = gens(this.held + 1, e.earliest - 1);
         return [
-          noted({ type: 'RESPONSE', status: 200, floor: e.earliest }, { told: e.earliest - 1 }),
+          noted(
+            { type: 'RESPONSE', status: 200, floor: e.earliest },
+            {
+              told: e.earliest - 1,
+              said: `the gap signal (${answerOf(e)}) says the earliest generation retained is ${e.earliest}: ${gone} after the client's ${this.held} are gone; ${A2A_REMEDY}`,
+            },
+          ),
         ];
       }
       return [
@@ -585,6 +587,11 @@ function answerOf(e: ErrorAnswer): string {
   return e.status === 200 ? `${code} with HTTP status 200` : `${code} with HTTP status ${e.status}`;
 }
 
+/** Generations `a..b` in words: one, or a range. */
+function gens(a: number, b: number): string {
+  return a === b ? `generation ${a}` : `generations ${a} to ${b}`;
+}
+
 /** The remedy after a failed resume, in A2A's words (docs/a2a.md, "The remedy"). */
 export const A2A_REMEDY =
   're-sync with GetTask after the stream ends (never re-send the message: that starts a new turn)';
@@ -625,8 +632,8 @@ const A2A_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   'cursor-below-floor': [
     [
       /^cursor (\S+) below replay floor (\S+); events (\S+) are lost$/,
-      (c, f, lost) =>
-        `the client's generation ${c} is below the snapshot's ${Number(f) - 1}: generation ${lost.replace('..', ' to ')} came folded into the snapshot, never as events (or the gap signal says so); ${A2A_REMEDY}`,
+      (c, f) =>
+        `the client's generation ${c} is below the snapshot's ${Number(f) - 1}: ${gens(Number(c) + 1, Number(f) - 1)} came folded into the snapshot, never as events; ${A2A_REMEDY}`,
     ],
   ],
   'head-behind': [
@@ -665,7 +672,8 @@ const A2A_WORDS: Partial<Record<ReasonCode, readonly Rewrite[]>> = {
   break: [
     [
       /^non-contiguous stream: expected (\S+), got (\S+)$/,
-      (e, g) => `gap in the task's stream: expected generation ${e}, got ${g}`,
+      (e, g) =>
+        `expected generation ${e}, got ${g}: an update lost (or, under ADR-002, a mutation not streamed)`,
     ],
   ],
   'cross-stream': [

@@ -15,6 +15,27 @@
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
 
+/**
+ * A JSON value in a bad-input message, briefly (objects and arrays are named, not printed):
+ * what every binding's messages quote.
+ */
+export function showWire(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** An optional object field of a fact: `undefined` when absent, else a {@link WireFactError} unless an object. */
+export function wireObject(value: unknown, field: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new WireFactError(`${field} must be an object, got ${showWire(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
 /** One recorded wire fact: a JSON object with a `type`. */
 export type WireFact = Readonly<Record<string, unknown>>;
 

@@ -46,6 +46,8 @@ import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
 import { MOMENT_SOURCE, momentOf } from '../reasons.js';
 import {
+  showWire,
+  wireObject,
   WireFactError,
   type Binding,
   type BindingTranslator,
@@ -111,14 +113,7 @@ export const SEP_2694_RULES: TasksRules = {
   knownEnd: 'later',
 };
 
-/** A JSON value in an error message, briefly (objects and arrays are named, not printed). */
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return 'an object';
-  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
+const show = showWire;
 
 /** A sequence number or a cursor: a non-negative safe integer, as SEP-2694 requires. */
 function sequence(value: unknown, field: string): number {
@@ -139,13 +134,7 @@ export function taskIdOf(fact: WireFact): string {
   return v;
 }
 
-function objectOr(value: unknown, field: string): Record<string, unknown> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new WireFactError(`${field} must be an object, got ${show(value)}`);
-  }
-  return value as Record<string, unknown>;
-}
+const objectOr = wireObject;
 
 /** An error answer, read: the HTTP status, the JSON-RPC error code, and `events_gone`. */
 interface ErrorAnswer {
@@ -215,7 +204,7 @@ export interface TaskNote {
 export const JSONRPC_ERROR_STATUS = 502;
 
 /** `o` with a note for the checker (the machine reads only the observation's own fields). */
-function noted(o: Observation, note: TaskNote): Observation {
+export function noted(o: Observation, note: TaskNote): Observation {
   return Object.assign(o, note);
 }
 
