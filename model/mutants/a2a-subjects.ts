@@ -5,6 +5,8 @@
  * snapshot-then-tap (`a2a-sdk`).
  */
 import { a2aRules, type A2aRules } from '../bindings/a2a.js';
+
+export { A2A_BINDING_MUTANTS, type A2aBindingMutant } from './binding-mutants.js';
 import type { PolicyName } from '../world/config.js';
 import type { Subject } from '../world/property.js';
 
@@ -39,45 +41,5 @@ export const A2A_SERVER_MUTANTS: readonly A2aServerMutant[] = [
     name: 'a2a-zombie',
     description:
       'restarts with a persistent store as the JS SDK does: the task is still there, its execution is not; every resubscribe gets a WORKING snapshot, then a clean close',
-  },
-];
-
-/** One `a2a` binding mutant: its rules flip one of the era's. */
-export interface A2aBindingMutant {
-  name: string;
-  description: string;
-  rules: A2aRules;
-}
-
-const flipped = (flip: Partial<A2aRules>): A2aRules => ({ ...a2aRules('dev-1.1'), ...flip });
-
-/**
- * The `a2a` binding mutants (stand-in until model/mutants/binding-mutants.ts, which the binding's
- * branch owns, exports them under this name).
- */
-export const A2A_BINDING_MUTANTS: readonly A2aBindingMutant[] = [
-  {
-    name: 'a2a-error-on-http-status',
-    description:
-      'classifies an answer on its HTTP status first: a JSON-RPC error sent with HTTP 200 reads as an empty stream',
-    rules: flipped({ classifyOn: 'status' }),
-  },
-  {
-    name: 'a2a-duplicate-is-rewind',
-    description:
-      'does not drop an update whose generation is at or below the cursor: a duplicate fails the resume as a rewind',
-    rules: flipped({ duplicate: 'forward' }),
-  },
-  {
-    name: 'stops-on-duplicate-generation',
-    description:
-      'the dev-1.1 fallback: after two consecutive frames with the same generation it stops using generation for the rest of the interaction, so the next gap goes unseen',
-    rules: flipped({ sameGeneration: 'stop' }),
-  },
-  {
-    name: 'a2a-snapshot-ignored',
-    description:
-      'ignores the generation of the snapshot that answers SubscribeToTask: a 200 that states nothing, so a duplicate the tap sends again proves the resume',
-    rules: flipped({ snapshot: 'ignored' }),
   },
 ];
