@@ -24,6 +24,22 @@ export function a2aBindingSubject(rules: A2aRules): Subject {
   return { a2aFlip: a2aFlipOf(rules) };
 }
 
+/**
+ * The claims that the model's client itself breaks in the A2A world, by `policy/era`: the gaps
+ * of the era's text (docs/a2a-counterexamples.md: CE4, a client message's generation on no
+ * stream; CE5, a zombie whose snapshot reads as caught up). A mutant is killed only where the
+ * model's client proves every claim, so the kill table's A2A probes leave these cells out.
+ */
+export const A2A_ERA_GAPS: Readonly<Record<string, readonly string[]>> = {
+  'a2a-client-message/dev-1.1': ['NoFalseAlarm', 'Delivery'],
+  'a2a-zombie/dev-1.1': ['NoSilentPartialResult'],
+};
+
+/** `true` when the model's client breaks no claim against `policy` in `era` (no era gap). */
+export function a2aCellClean(policy: string, era: string): boolean {
+  return A2A_ERA_GAPS[`${policy}/${era}`] === undefined;
+}
+
 /** An A2A server mutant: a policy that loses what it owes, declared as the honest `a2a-sdk`. */
 export interface A2aServerMutant {
   name: PolicyName;

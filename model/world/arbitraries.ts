@@ -317,8 +317,8 @@ export function taskConfigArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
  * with the task (the client holds generation 1 from the start: a primed opening), and a server
  * that lost the task answers `TaskNotFoundError` (404), never a silent re-creation.
  */
-export function a2aConfigArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
-  return configArb(kind).chain((c) =>
+export function a2aConfigArb(kind: WorldKind, clean?: ArbFilter): fc.Arbitrary<WorldConfig> {
+  const arb: fc.Arbitrary<WorldConfig> = configArb(kind).chain((c) =>
     fc
       .record({
         policy: fc.constantFrom(
@@ -329,7 +329,13 @@ export function a2aConfigArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
       .map(({ policy, era }) => {
         const { head: _head, ...rest } = c;
         const a2a: WorldConfig = { ...rest, policy, era, priming: 'open' };
-        return a2a.onRestart === '404' ? a2a : { ...a2a, durable: false, onRestart: '404' };
+        return a2a.onRestart === '404'
+          ? a2a
+          : ({ ...a2a, durable: false, onRestart: '404' } as WorldConfig);
       }),
   );
+  return clean === undefined ? arb : arb.filter(clean);
 }
+
+/** A predicate on generated configurations (the kill table's A2A probes keep clean cells only). */
+export type ArbFilter = (c: WorldConfig) => boolean;

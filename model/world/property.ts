@@ -128,6 +128,8 @@ export interface WorldPropertyOptions {
   binding?: string;
   /** Called every 1,000 worlds (progress lines). */
   onProgress?: (stats: ExploreStats) => void;
+  /** In A2A worlds: only the configurations this keeps (the kill table's clean cells). */
+  keepConfig?: (c: WorldConfig) => boolean;
 }
 
 /** Runs one world: the commands, then the epilogue. */
@@ -197,7 +199,7 @@ export function worldProperty(
     : options.binding === 'mcp-tasks'
       ? taskConfigArb(options.kind)
       : options.binding === 'a2a'
-        ? a2aConfigArb(options.kind)
+        ? a2aConfigArb(options.kind, options.keepConfig)
         : configArb(options.kind);
   const cmdArb = commandsArb(options.kind, {
     ...(options.maxCommands !== undefined ? { maxCommands: options.maxCommands } : {}),

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { CLAIMS } from '../../model/claims/index.js';
-import { A2A_SERVER_MUTANTS } from '../../model/mutants/a2a-subjects.js';
+import { A2A_ERA_GAPS, A2A_SERVER_MUTANTS } from '../../model/mutants/a2a-subjects.js';
 import { SCOPES, scopeConfigs } from '../../model/verify/scope.js';
 import { A2A_ERAS, A2A_POLICIES, type A2aEra, type PolicyName } from '../../model/world/config.js';
 import { search } from '../../src/verify/engine.js';
@@ -23,10 +23,7 @@ import { runCli } from '../support/cli.js';
 const scope = SCOPES.small;
 
 /** The claims the model's client breaks against `policy` in `era` (the era's own gaps). */
-const EXPECTED_BREAKS: Readonly<Record<string, readonly string[]>> = {
-  'a2a-client-message/dev-1.1': ['NoFalseAlarm', 'Delivery'],
-  'a2a-zombie/dev-1.1': ['NoSilentPartialResult'],
-};
+const EXPECTED_BREAKS = A2A_ERA_GAPS;
 
 /** An `a2a` binding mutant that no world of the scope tells from the binding (its kill is the corpus's). */
 const WORLD_SURVIVORS: Readonly<Record<string, string>> = {

@@ -42,15 +42,15 @@ export const TASK_CLIENT_NAMES: readonly string[] = [
 ];
 
 /**
- * The client mutants of the SSE zoo that can go wrong in the A2A world, and so must be killed
- * there (properties/verify/a2a-world.test.ts finds each killed where the model's client proves
- * every claim, and the others surviving). The others cannot: `ignores-floor` (an answer whose
- * floor is above the cursor carries no event that follows it: the client fails at the first
- * update or at the budget anyway), `drops-cursor` and `accepts-no-cursor` (the A2A client's
- * cursor is its own: the wire of 1.0 and dev-1.1 has none to drop, and 1986's always carries
- * it), `delayed-forever` (no answer declares a floor below the cursor's successor without a head:
- * a dev-1.1 snapshot at the cursor is caught up, a 1986 one states nothing), and
- * `head-ahead-caught-up` (a snapshot above the cursor is a floor above its successor as well).
+ * The client mutants of the SSE zoo that the A2A world's small scope kills, and so must kill
+ * (properties/verify/a2a-world.test.ts finds each killed where the model's client proves every
+ * claim). The others survive the small scope: `drops-cursor` and `accepts-no-cursor` (the A2A
+ * client's cursor is its own: the wire of 1.0 and dev-1.1 has none to drop, and 1986's always
+ * carries it), `delayed-forever` (no answer declares a floor below the cursor's successor without
+ * a head: a dev-1.1 snapshot at the cursor is caught up, a 1986 one states nothing),
+ * `head-ahead-caught-up` (a snapshot above the cursor is a floor above its successor as well),
+ * and `ignores-floor`, which `explore --binding a2a`'s kill table kills in longer worlds than the
+ * scope's (NoUnprovenAcceptance).
  */
 export const A2A_CLIENT_MUTANTS: readonly string[] = [
   'trusts-any-200',
