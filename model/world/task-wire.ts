@@ -45,7 +45,9 @@ function inWorldNumbers(o: Observation): Observation {
  * observations back in the world's numbers.
  */
 export interface WireWriter {
+  /** The wire facts the client's observation `o` stands for (`null`: none, it passes as it is). */
   facts(o: Observation): readonly WireFact[] | null;
+  /** An observation of the translator's, in the numbers the world's machine counts with. */
   back(o: Observation): Observation;
 }
 
