@@ -23,7 +23,6 @@ import {
 } from '../../model/world/config.js';
 import {
   counterexampleOfBreak,
-  formatCommands,
   formatReplay,
   formatVerifyCounterexample,
   parseCommands,
