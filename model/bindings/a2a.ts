@@ -112,7 +112,8 @@ export function a2aRules(era: A2aEra): A2aRules {
 
 const show = showWire;
 
-type Obj = Record<string, unknown>;
+/** A JSON object of a frame or an error body. */
+export type A2aJson = Record<string, unknown>;
 
 const objectOr = wireObject;
 
@@ -150,7 +151,7 @@ export interface A2aFrame {
 }
 
 /** The JSON-RPC error of a body, when it is one (`{"jsonrpc":"2.0","error":{…}}`). */
-function jsonRpcError(body: Obj): Obj | undefined {
+function jsonRpcError(body: A2aJson): A2aJson | undefined {
   return objectOr(body['error'], 'a2a/frame data.error');
 }
 
@@ -161,7 +162,7 @@ function jsonRpcError(body: Obj): Obj | undefined {
  * `artifact-update`, with `final` on a status update, which changes nothing here: the stream's
  * close ends it).
  */
-export function readFrame(data: Obj, field = 'a2a/frame data'): A2aFrame {
+export function readFrame(data: A2aJson, field = 'a2a/frame data'): A2aFrame {
   const result = 'result' in data ? objectOr(data['result'], `${field}.result`) : data;
   if (result === undefined)
     throw new WireFactError(`${field}.result must be an object, got nothing`);
@@ -187,7 +188,7 @@ export function readFrame(data: Obj, field = 'a2a/frame data'): A2aFrame {
   );
 }
 
-function readV03(result: Obj, kind: unknown, field: string): A2aFrame {
+function readV03(result: A2aJson, kind: unknown, field: string): A2aFrame {
   const kinds: Record<string, A2aFrame['kind']> = {
     task: 'task',
     message: 'message',
@@ -223,7 +224,7 @@ function frameOf(
 }
 
 /** The data of an `a2a/frame` line: `data` (the SSE data as received), an object. */
-function frameData(fact: WireFact): Obj {
+function frameData(fact: WireFact): A2aJson {
   const data = objectOr(fact['data'], 'a2a/frame data');
   if (data === undefined) {
     throw new WireFactError(
@@ -268,7 +269,7 @@ interface ErrorAnswer {
   earliest?: number;
 }
 
-function readErrorObject(error: Obj, status: number, field: string): ErrorAnswer {
+function readErrorObject(error: A2aJson, status: number, field: string): ErrorAnswer {
   const code = error['code'];
   if (typeof code !== 'number' || !Number.isSafeInteger(code)) {
     throw new WireFactError(`${field}.code must be an integer, got ${show(code)}`);
@@ -329,8 +330,6 @@ class A2aTranslator implements BindingTranslator {
   private stopped = false;
   /** The call whose answer is being read. */
   private call: 'send' | 'subscribe' | null = null;
-  /** The call's answer has not begun (its first frame decides what it states). */
-  private first = false;
   /** A `SubscribeToTask` awaits its answer. */
   private awaiting = false;
   /** The cursor the latest `SubscribeToTask` carried (1986) or was judged from (dev-1.1). */
@@ -355,7 +354,6 @@ class A2aTranslator implements BindingTranslator {
       this.last,
       this.stopped,
       this.call,
-      this.first,
       this.awaiting,
       this.held,
       this.replay,
@@ -405,7 +403,6 @@ class A2aTranslator implements BindingTranslator {
     const task = optionalTaskId(fact['taskId'], 'a2a/send taskId');
     this.own(task, 'a2a/send');
     this.call = 'send';
-    this.first = true;
     this.awaiting = false;
     this.cursor = null;
     this.last = null;
@@ -424,7 +421,6 @@ class A2aTranslator implements BindingTranslator {
       );
     }
     this.call = 'subscribe';
-    this.first = true;
     this.awaiting = true;
     this.replay = after !== undefined;
     if (this.rules.era === '1.0') {
@@ -447,8 +443,6 @@ class A2aTranslator implements BindingTranslator {
 
   private frame(frame: A2aFrame, fact: WireFact): Observation[] {
     this.own(frame.taskId ?? optionalTaskId(fact['taskId'], 'a2a/frame taskId'), 'a2a/frame');
-    const first = this.first;
-    this.first = false;
     this.frames++;
     const ours = frame.taskId === undefined || frame.taskId === this.task;
     const g = frame.generation;
@@ -483,7 +477,6 @@ class A2aTranslator implements BindingTranslator {
     } else {
       this.cursor = g;
     }
-    void first;
     out.push(stream === undefined ? { type: 'EVENT', id: g } : { type: 'EVENT', id: g, stream });
     return out;
   }
@@ -514,7 +507,6 @@ class A2aTranslator implements BindingTranslator {
 
   private error(e: ErrorAnswer): Observation[] {
     const call = this.call;
-    this.first = false;
     if (!this.awaiting) return [{ type: 'END' }];
     this.awaiting = false;
     if (this.rules.classifyOn === 'status' && e.status === 200) {

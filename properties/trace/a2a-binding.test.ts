@@ -306,3 +306,21 @@ describe('reports speak A2A', () => {
     },
   );
 });
+
+describe('the translator branches (the world clones it)', () => {
+  it('a clone goes on independently, and equal keys mean equal translations', () => {
+    const t = a2aOfEra('dev-1.1').translator!();
+    const facts = [SEND, snapshot(1), status(2)].map(
+      (l) => JSON.parse(l) as Record<string, unknown>,
+    );
+    for (const f of facts) t.translate(f);
+    const c = t.clone!();
+    expect(c.key!()).toBe(t.key!());
+    const next = JSON.parse(status(3)) as Record<string, unknown>;
+    expect(c.translate(next)).toEqual([{ type: 'EVENT', id: 3, stream: 'T' }]);
+    expect(c.key!()).not.toBe(t.key!());
+    // The original did not see generation 3: it still passes it on, not as a duplicate.
+    expect(t.translate(next)).toEqual([{ type: 'EVENT', id: 3, stream: 'T' }]);
+    expect(c.translate(next)).toEqual([{ type: 'KEEPALIVE' }]);
+  });
+});
