@@ -7,6 +7,9 @@
  * cannot be switched into a buggy one by an options object.
  */
 import { guardWith } from '../runtime/continuity-guard.js';
+import { GuardCore } from '../runtime/guard-core.js';
+import type { SessionCursors } from '../runtime/session-cursors.js';
+import { SessionsSkippingTakenIds } from './reader-mutants.js';
 import type { ContinuityGuardOptions } from '../runtime/guard-options.js';
 import type { GuardMutantName } from '../runtime/guard-mutant-names.js';
 
@@ -68,5 +71,19 @@ export function mutantGuard(
   options: ContinuityGuardOptions,
   name: GuardMutantName,
 ): typeof fetch {
-  return guardWith(fetchFn, options, name);
+  return guardWith(fetchFn, mutantCore(options, name));
+}
+
+/** `lazy-index-skips-taken-ids`: the guard's cursor indexes skip the check for a taken id. */
+class LazyIndexSkipsTakenIds extends GuardCore {
+  protected override sessionCursors(): SessionCursors {
+    return new SessionsSkippingTakenIds();
+  }
+}
+
+/** The guard's core with the mutant `name` put back (for the properties that drive a core). */
+export function mutantCore(options: ContinuityGuardOptions, name: GuardMutantName): GuardCore {
+  return name === 'lazy-index-skips-taken-ids'
+    ? new LazyIndexSkipsTakenIds(options, undefined)
+    : new GuardCore(options, name);
 }

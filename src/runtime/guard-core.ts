@@ -135,7 +135,12 @@ export class GuardCore extends DecisionCore<Track, string> {
     });
     this.cfg = cfg;
     this.readId = options.readId ?? defaultIdReader;
-    this.sessions = new SessionCursors(mutant === 'lazy-index-skips-taken-ids');
+    this.sessions = this.sessionCursors();
+  }
+
+  /** The guard's cursor indexes (made once, by the constructor). */
+  protected sessionCursors(): SessionCursors {
+    return new SessionCursors();
   }
 
   /** What the guard holds now ({@link inspectGuard}). */
