@@ -49,8 +49,11 @@ function runName(argv) {
  * `_comment`).
  */
 function commandLine(argv, env) {
-  const suite = env.MCPR_MUTATION_SUITE ? `MCPR_MUTATION_SUITE=${env.MCPR_MUTATION_SUITE} ` : '';
-  return `${suite}npx stryker ${argv.slice(2).join(' ')}`.trim();
+  const vars = ['MCPR_MUTATION_SUITE', 'MCPR_MUTATION_TEST_TIMEOUT_MS', 'MCPR_SEED']
+    .filter((v) => env[v] !== undefined)
+    .map((v) => `${v}=${env[v]} `)
+    .join('');
+  return `${vars}npx stryker ${argv.slice(2).join(' ')}`.trim();
 }
 
 /**
@@ -106,6 +109,7 @@ const config = {
     'src/runtime/id-only-blocks.ts',
     'src/runtime/machine-track.ts',
     'src/runtime/cursor-index.ts',
+    'src/runtime/session-cursors.ts',
     'src/runtime/replay-fence.ts',
     // Task streams (SEP-2694): the binding and the task runtime, run with their own suites
     // (`npm run mutation:tasks`, MCPR_MUTATION_SUITE=tasks in vitest.mutation.config.ts).
