@@ -23,6 +23,8 @@ const RUNTIME_FAST = [
   'properties/runtime/machine-track.test.ts',
   'properties/runtime/raw-forwarding.test.ts',
   'properties/runtime/cursor-index.test.ts',
+  // The cursor indexes per session (session-cursors.ts), apart from the loopback R3-1 suite.
+  'properties/runtime/session-cursors.test.ts',
   'properties/runtime/decision-core.test.ts',
   'properties/runtime/response-precheck.test.ts',
   'properties/runtime/guard-ids.test.ts',
