@@ -2,8 +2,9 @@
  * `mcp-resumption conformance --binding a2a`: the A2A scenarios (src/conformance/a2a/) against
  * `@a2a-js/sdk` servers in process, on loopback, with the SDK's in-memory task store and with
  * the same store behind latency. Each cell: the `a2a` checker's verdict on the resubscribe (era
- * 1.0) and the ground truth (emitted vs received). It needs the devDependencies (the SDK and
- * Express): run it in a clone. Exit 0; 1 when a cell could not run (`error`).
+ * 1.0) and the ground truth (emitted vs received). It needs the SDK and Express, installed
+ * beside this package (`npm install @a2a-js/sdk@1.3.0 express@5`) or a clone's devDependencies.
+ * Exit 0; 1 when a cell could not run (`error`).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { msOption, UsageError, type CommandIO, type ParsedArgs } from './cli-kit.js';
@@ -36,7 +37,7 @@ export async function runA2aConformance(values: ParsedArgs['values'], io: Comman
   if (timeoutMs === 0) throw new UsageError('conformance: --timeout must be positive');
   const cellsModule = await import('../conformance/a2a/cells.js').catch((e: unknown) => {
     throw new UsageError(
-      `conformance: --binding a2a needs @a2a-js/sdk and express, which are not installed (${(e as Error).message.split('\n')[0]}); run it in a clone`,
+      `conformance: --binding a2a needs @a2a-js/sdk and express, which are not installed (${(e as Error).message.split('\n')[0]}): npm install @a2a-js/sdk@1.3.0 express@5 beside mcp-resumption, or run it in a clone`,
     );
   });
   const { A2A_SCENARIOS } = await import('../conformance/a2a/scenarios.js');

@@ -175,7 +175,8 @@ Task event streams (SEP-2694, --binding mcp-tasks):
 
 A2A task subscriptions (--binding a2a): the A2A scenarios against @a2a-js/sdk 1.3.0 servers in
   process (its in-memory task store, and the same store behind write and read latency; needs
-  the devDependencies: run it in a clone). Each cell: the a2a checker's verdict on the
+  @a2a-js/sdk 1.3.0 and express 5 beside this package: npm install @a2a-js/sdk@1.3.0
+  express@5, or a clone, whose devDependencies hold them). Each cell: the a2a checker's verdict on the
   resubscribe (era 1.0) and the ground truth (what the agent emitted against what the client
   received: clean, loss, duplicate, refused). --only, --timeout, --json and --write FILE (the
   block conformance-a2a) apply. Scenarios: away, seam-loss, snapshot-equal, seam-duplicate,
