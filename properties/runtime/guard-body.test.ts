@@ -122,6 +122,27 @@ describe('a body the application gives up', () => {
     expect(g.trace.map((l) => l.type)).toEqual(['open', 'event', 'disconnect']);
   });
 
+  test('cancelled just as a chunk came: nothing of it is judged or traced after the disconnect', async () => {
+    // The source's read settles with the chunk, and the cancel runs before the body goes on
+    // with it (pull: a body that ended while its read was pending stops there).
+    const w = wire(ev(1));
+    const g = guard(w);
+    const reader = (await g.post()).body!.getReader();
+    await reader.read();
+    const pending = reader.read();
+    await new Promise((r) => setTimeout(r, 20)); // the body waits on the source
+    w.push(ev(2));
+    const cancelled = reader.cancel('bye').catch(() => {});
+    expect((await pending).done).toBe(true);
+    await cancelled;
+    await new Promise((r) => setTimeout(r, 20)); // the body's read has gone on by now
+    expect(g.trace).toEqual([
+      { type: 'open', status: 200 },
+      { type: 'event', id: 1 },
+      { type: 'disconnect' },
+    ]);
+  });
+
   test('aborted by the caller before its response, a stream without ids fails nothing', async () => {
     const w = wire(ev(null, { a: 1 }));
     const g = guard(w);

@@ -432,14 +432,17 @@ export class GuardBody {
       try {
         result = await timed.result;
       } catch (e) {
-        if (this.isEnded && this.failure) return; // given up while the read was pending
+        if (this.isEnded) return; // given up or cancelled while the read was pending
         this.ended('disconnect');
         this.failWith(controller, this.failure ?? e);
         return;
       } finally {
         timed.clear();
       }
-      if (this.isEnded && this.failure) return; // given up while the read was pending
+      // Given up or cancelled while the read was pending: nothing it brought is judged (the
+      // stream's disconnect is recorded; an event after it would move the cursor past what the
+      // reader got).
+      if (this.isEnded) return;
       if (result === 'idle') {
         read.catch(() => {});
         return this.idle(controller);
