@@ -19,9 +19,6 @@ export class CursorIndex {
   private lazy: Track | null = null;
   private lazyKey: string | null = null;
 
-  /** `skipsTakenIds`: the `lazy-index-skips-taken-ids` mutant (tests only). */
-  constructor(private readonly skipsTakenIds = false) {}
-
   /** The stream whose last delivered id is `lastEventId` (`undefined`: none). */
   holding(lastEventId: string): Track | undefined {
     this.catchUp();
@@ -49,9 +46,14 @@ export class CursorIndex {
       this.map.delete(track.lastId);
   }
 
+  /** Whether the map holds `id`: a lazy write would leave its entry to another stream. */
+  protected taken(id: string): boolean {
+    return this.map.has(id);
+  }
+
   /** `track` delivered `id` (it becomes the track's `lastId`). */
   remember(track: Track, id: string): void {
-    const taken = !this.skipsTakenIds && this.map.has(id);
+    const taken = this.taken(id);
     if (this.lazy === track && !taken) {
       track.lastId = id;
       return;
