@@ -18,9 +18,8 @@ import process from 'node:process';
  * The runtime: `npm run mutation:runtime` mutates the guard's files against the runtime's
  * fast, network-free suites only (`MCPR_MUTATION_SUITE=runtime`, see vitest.mutation.config.ts:
  * a scripted fetch and a fake clock, milliseconds a test), about 920 mutants for the guard;
- * narrow it with `-- --mutate <file>`. Not mutated: src/runtime-mutants/guard-mutants.ts (the guard's
- * mutant zoo: deliberately wrong guards, whose detection properties/runtime/guard-mutants.test.ts
- * asserts) and src/runtime/index.ts (re-exports only, no code).
+ * narrow it with `-- --mutate <file>`. Not mutated: src/runtime-mutants/ (the runtime's
+ * mutant zoo: deliberately wrong guards and readers, whose detection properties/runtime/ asserts) and src/runtime/index.ts (re-exports only, no code).
  *
  * The decision core both guards run on (src/runtime/decision-core.ts) is mutated against both
  * guards' fast suites: `MCPR_MUTATION_SUITE=core npx stryker run --concurrency 1 --mutate

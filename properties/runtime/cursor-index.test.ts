@@ -8,7 +8,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { GuardCore } from '../../src/runtime/guard-core.js';
-import type { GuardMutantName } from '../../src/runtime/guard-mutant-names.js';
+import { mutantCore, type GuardMutantName } from '../../src/runtime-mutants/guard-mutants.js';
 import type { Track } from '../../src/runtime/guard-track.js';
 import { announceSeed, runs } from '../support/seed.js';
 
@@ -53,7 +53,7 @@ class EagerIndex {
 
 /** The first op after which the guard's index and the eager one find different streams. */
 function firstDifference(ops: Op[], mutant?: GuardMutantName): number | null {
-  const core = new GuardCore({}, mutant);
+  const core = mutant ? mutantCore({}, mutant) : new GuardCore({});
   const tracks: Track[] = [0, 1, 2].map(() => core.newTrack(null));
   const eager = new EagerIndex();
   for (let at = 0; at < ops.length; at++) {

@@ -150,7 +150,7 @@ describe('both guards decide through the one decision core', () => {
   });
 
   test('the behavioural check fails on an adapter with its own decide', async () => {
-    const core = new OwnDecideGuardCore({}, undefined);
+    const core = new OwnDecideGuardCore({});
     const run = await throughCore(() => {
       const track = core.newTrack(null);
       core.record(track, { type: 'open', status: 200 });
@@ -206,7 +206,7 @@ describe('both guards decide through the one decision core', () => {
     let clock = 1_000_000;
     vi.spyOn(Date, 'now').mockImplementation(() => (clock += 7));
     const sse: Record<string, unknown>[] = [];
-    const core = new GuardCore({ onTrace: (l) => void sse.push(l) }, undefined);
+    const core = new GuardCore({ onTrace: (l) => void sse.push(l) });
     const track = core.newTrack(null);
     core.record(track, { type: 'open', status: 200 });
     core.event(track, 1, undefined, false);
@@ -228,7 +228,7 @@ describe('both guards decide through the one decision core', () => {
   });
 
   test("a task follow that ended keeps no hold on its answer (the budget's giveUp is released)", async () => {
-    const rt = new TaskGuardRuntime({}, undefined);
+    const rt = new TaskGuardRuntime({});
     const answer = taskAnswer([0, 1], true);
     for await (const e of rt.follow({ taskId: 't' }, answer)) void e;
     // The callback would end a read that is over, and keeps the answer's reader alive.
@@ -236,7 +236,7 @@ describe('both guards decide through the one decision core', () => {
   });
 
   test("an untraced guard reads no clock for a first stream's lines", () => {
-    const core = new GuardCore({}, undefined);
+    const core = new GuardCore({});
     const now = vi.spyOn(Date, 'now');
     const track = core.newTrack(null);
     expect(core.record(track, { type: 'open', status: 200 })).toBeNull();

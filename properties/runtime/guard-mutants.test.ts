@@ -72,7 +72,7 @@ describe('the differential property finds every guard mutant', () => {
 
 test('mcp-resumption/runtime offers no door to a mutant: continuityGuard takes none, and the mutant builders are not exported', async () => {
   const runtime: Record<string, unknown> = await import('../../src/runtime/index.js');
-  for (const name of ['guardWith', 'mutantGuard', 'GUARD_MUTANTS']) {
+  for (const name of ['guardOver', 'mutantGuard', 'GUARD_MUTANTS']) {
     expect(Object.keys(runtime)).not.toContain(name);
   }
   expect(Object.keys(runtime)).toContain('continuityGuard');
@@ -88,4 +88,16 @@ test('the mutant builders are outside the deployable folder: no file of src/runt
       ),
     );
   expect(holders).toEqual([]);
+});
+
+test('src/runtime/ has no mutant switch: no file of it names a mutant (issue 38), it only points to src/runtime-mutants/', () => {
+  const dir = fileURLToPath(new URL('../../src/runtime/', import.meta.url));
+  const naming = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .filter((f) =>
+      /mutant/i.test(
+        readFileSync(join(dir, f), 'utf8').replace(/src\/runtime-mutants\/[\w.-]*/g, ''),
+      ),
+    );
+  expect(naming).toEqual([]);
 });

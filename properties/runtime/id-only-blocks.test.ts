@@ -6,13 +6,13 @@
 import { fc, test } from '@fast-check/vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect } from 'vitest';
+import { ChunkText, idOnlyBlocksAsPriming, SseLines } from '../../src/runtime/id-only-blocks.js';
 import {
-  ChunkText,
-  idOnlyBlocksAsPriming,
-  SseLines,
+  mutantChunkText,
+  mutantSseLines,
   type ChunkTextMutant,
   type SseLinesMutant,
-} from '../../src/runtime/id-only-blocks.js';
+} from '../../src/runtime-mutants/reader-mutants.js';
 import { continuityGuard, type StreamResumptionError } from '../../src/runtime/index.js';
 import { announceSeed, runs } from '../support/seed.js';
 import { hostile, note, RESULT, sse, SSE_HEADERS, type Hostile } from './hostile.js';
@@ -22,7 +22,8 @@ const seed = announceSeed('properties/runtime/id-only-blocks.test.ts');
 function events(chunks: string[], mutant?: SseLinesMutant): EventSourceMessage[] {
   const got: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (e) => got.push(e) });
-  const rewrite = idOnlyBlocksAsPriming(1 << 20, mutant);
+  const lines = mutant ? mutantSseLines(1 << 20, mutant) : undefined;
+  const rewrite = lines ? (text: string) => lines.push(text) : idOnlyBlocksAsPriming(1 << 20);
   for (const c of chunks) parser.feed(rewrite(c));
   return got;
 }
@@ -174,7 +175,7 @@ describe('the bytes become text as one TextDecoder reads them', () => {
   /** `bytes` cut at `cuts`, read chunk by chunk with ChunkText (or its mutant). */
   function read(bytes: Uint8Array, cuts: number[], mutant?: ChunkTextMutant): string {
     const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-    const text = new ChunkText(mutant);
+    const text = mutant ? mutantChunkText(mutant) : new ChunkText();
     let out = '';
     let from = 0;
     for (const c of [...at, bytes.length]) {

@@ -8,11 +8,11 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { clientMachine } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
+import { MachineTrack, isPureCursorStep } from '../../src/runtime/machine-track.js';
 import {
-  MachineTrack,
-  isPureCursorStep,
+  mutantMachineTrack,
   type FastPathMutant,
-} from '../../src/runtime/machine-track.js';
+} from '../../src/runtime-mutants/reader-mutants.js';
 import { compileMachine, xstateEngine, type Engine } from '../../src/trace/engine.js';
 import { announceSeed, runs } from '../support/seed.js';
 
@@ -97,7 +97,7 @@ function firstDifference(
   os: Observation[],
   mutant?: FastPathMutant,
 ): { at: number; fast: unknown; machine: unknown } | null {
-  const track = new MachineTrack(engine, mutant);
+  const track = mutant ? mutantMachineTrack(engine, mutant) : new MachineTrack(engine);
   let reference = engine.initial();
   for (let at = 0; at < os.length; at++) {
     const o = os[at]!;

@@ -308,7 +308,7 @@ describe('every task guard mutant is killed by the property', () => {
 
 test('mcp-resumption/runtime offers no door to a task guard mutant', async () => {
   const runtime: Record<string, unknown> = await import('../../src/runtime/index.js');
-  for (const name of ['taskGuardWith', 'mutantTaskGuard', 'TASK_GUARD_MUTANTS']) {
+  for (const name of ['guardOver', 'mutantTaskGuard', 'TASK_GUARD_MUTANTS']) {
     expect(Object.keys(runtime)).not.toContain(name);
   }
   expect(Object.keys(runtime)).toContain('taskStreamGuard');

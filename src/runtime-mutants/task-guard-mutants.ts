@@ -4,18 +4,27 @@
  * `mcp-resumption/runtime` and outside src/runtime/ (the deployable folder): `taskStreamGuard`
  * itself takes no mutant.
  */
+import type { WireFact } from '../../model/bindings/index.js';
 import { SEP_2694_RULES, tasksBinding } from '../../model/bindings/mcp-tasks.js';
-import { TaskGuardRuntime } from '../runtime/task-guard-runtime.js';
+import type { Observation } from '../../model/observations.js';
+import type { StreamResumptionError } from '../reference.js';
+import type { Escalation } from '../runtime/decision-core.js';
+import { TaskGuardRuntime, type Recorded } from '../runtime/task-guard-runtime.js';
 import type { Track } from '../runtime/task-guard-track.js';
 import {
   guardOver,
-  taskGuardWith,
-  type TaskGuardMutantName,
   type TaskStreamGuard,
   type TaskStreamGuardOptions,
 } from '../runtime/task-stream-guard.js';
 
-export type { TaskGuardMutantName } from '../runtime/task-stream-guard.js';
+/** The name of a task guard mutant. */
+export type TaskGuardMutantName =
+  | 'accepts-skip'
+  | 'forwards-duplicates'
+  | 'gone-410-is-session-lost'
+  | 'accepts-missing-after'
+  | 'budget-per-poll'
+  | 'cursor-follows-duplicates';
 
 /** One task guard mutant and what it gets wrong. */
 export interface TaskGuardMutant {
@@ -54,12 +63,76 @@ export const TASK_GUARD_MUTANTS: readonly TaskGuardMutant[] = [
   },
 ];
 
+// Each mutant is a subclass of the guard's runtime that overrides one small method of it (two
+// for accepts-skip), or the runtime itself with the binding's rules flipped at one choice.
+
+/** An event the machine judged, and what it came to. */
+type Judged = Extract<Recorded, { error: null }>;
+
+/** `accepts-skip`: a skip fails nothing, and every later event of the task is handed on. */
+class AcceptsSkip extends TaskGuardRuntime {
+  /** Tasks whose skip was let through: later events follow it. */
+  private readonly ignoring = new WeakSet<Track>();
+
+  protected override escalate(
+    track: Track,
+    o: Observation,
+    e: Escalation,
+    note: never,
+  ): StreamResumptionError | null {
+    if (e.code !== 'skip') return super.escalate(track, o, e, note);
+    this.ignoring.add(track);
+    return null;
+  }
+
+  protected override handsOn(track: Track, fact: WireFact, r: Judged): boolean {
+    const seq = fact['seq'] as number;
+    const fresh = track.lastSeq === undefined || seq > track.lastSeq;
+    const own = fact['taskId'] === track.taskId;
+    return super.handsOn(track, fact, r) || (this.ignoring.has(track) && own && fresh);
+  }
+}
+
+/** `forwards-duplicates`: a duplicate the binding dropped is handed on. */
+class ForwardsDuplicates extends TaskGuardRuntime {
+  protected override handsOn(track: Track, fact: WireFact, r: Judged): boolean {
+    return super.handsOn(track, fact, r) || r.dropped;
+  }
+}
+
+/** `cursor-follows-duplicates`: the cursor moves to a duplicate of the task's that was dropped. */
+class CursorFollowsDuplicates extends TaskGuardRuntime {
+  protected override handsOn(track: Track, fact: WireFact, r: Judged): boolean {
+    if (r.dropped && fact['taskId'] === track.taskId) track.lastSeq = fact['seq'] as number;
+    return super.handsOn(track, fact, r);
+  }
+}
+
+/** `budget-per-poll`: every call starts its episode's budget anew, a poll's too. */
+class BudgetPerPoll extends TaskGuardRuntime {
+  protected override keepsBudget(): boolean {
+    return false;
+  }
+}
+
+/** Each mutant's runtime. */
+const RUNTIMES: Record<TaskGuardMutantName, (o: TaskStreamGuardOptions) => TaskGuardRuntime> = {
+  'accepts-skip': (o) => new AcceptsSkip(o),
+  'forwards-duplicates': (o) => new ForwardsDuplicates(o),
+  'gone-410-is-session-lost': (o) =>
+    new TaskGuardRuntime(o, { ...SEP_2694_RULES, classifyOn: 'status' }),
+  'accepts-missing-after': (o) =>
+    new TaskGuardRuntime(o, { ...SEP_2694_RULES, missingAfter: 'open' }),
+  'budget-per-poll': (o) => new BudgetPerPoll(o),
+  'cursor-follows-duplicates': (o) => new CursorFollowsDuplicates(o),
+};
+
 /** `taskStreamGuard` with the mutant `name`: for the property suite only. */
 export function mutantTaskGuard(
   options: TaskStreamGuardOptions,
   name: TaskGuardMutantName,
 ): TaskStreamGuard {
-  return taskGuardWith(options, name);
+  return guardOver(RUNTIMES[name](options));
 }
 
 /**
@@ -81,5 +154,5 @@ class RecoversFromEarliestSeq extends TaskGuardRuntime {
 
 /** `taskStreamGuard` that judges every recovery without `after` from `earliestSeq - 1`. */
 export function recoversFromEarliestSeqGuard(options: TaskStreamGuardOptions): TaskStreamGuard {
-  return guardOver(new RecoversFromEarliestSeq(options, undefined));
+  return guardOver(new RecoversFromEarliestSeq(options));
 }

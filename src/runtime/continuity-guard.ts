@@ -18,7 +18,6 @@
  * resumes or is refused), guard-wire.ts and guard-ids.ts (pure readers of the wire), and
  * call-settlement.ts (the error response that ends a failed call).
  */
-import type { GuardMutantName } from './guard-mutant-names.js';
 import type { ContinuityGuardOptions } from './guard-options.js';
 import { GuardCore, type GuardState } from './guard-core.js';
 import { GuardRequests } from './guard-requests.js';
@@ -68,23 +67,16 @@ export function continuityGuard(
   fetchFn: typeof fetch,
   options: ContinuityGuardOptions = {},
 ): typeof fetch {
-  // A deployed guard never runs a mutant, whatever the options object carries at run time.
-  return guardWith(fetchFn, options, undefined);
+  const core = new GuardCore(options);
+  return guardOver(core, new GuardRequests(core, fetchFn));
 }
 
 /**
- * The guard, with one of its mutants put back (`mutantGuard` in
- * src/runtime-mutants/guard-mutants.ts, for the runtime's property suite) or none
- * (`continuityGuard`).
+ * The guard's `fetch` over a core and the requests sent through it: `continuityGuard`'s, or
+ * subclasses of them built outside src/runtime/ (src/runtime-mutants/guard-mutants.ts).
  * @internal
  */
-export function guardWith(
-  fetchFn: typeof fetch,
-  options: ContinuityGuardOptions,
-  mutant: GuardMutantName | undefined,
-): typeof fetch {
-  const core = new GuardCore(options, mutant);
-  const requests = new GuardRequests(core, fetchFn);
+export function guardOver(core: GuardCore, requests: GuardRequests): typeof fetch {
   const guarded = (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
     requests.guarded(input, init);
   STATES.set(guarded, () => core.state());

@@ -24,9 +24,6 @@ export class CursorIndex {
    */
   private readonly classes = new Int32Array(64);
 
-  /** `skipsTakenIds`: the `lazy-index-skips-taken-ids` mutant (tests only). */
-  constructor(private readonly skipsTakenIds = false) {}
-
   /** The stream whose last delivered id is `lastEventId` (`undefined`: none). */
   holding(lastEventId: string): Track | undefined {
     this.catchUp();
@@ -54,9 +51,14 @@ export class CursorIndex {
       this.drop(track.lastId);
   }
 
+  /** Whether the map holds `id`: a lazy write would leave its entry to another stream. */
+  protected taken(id: string): boolean {
+    return this.classes[keyClass(id)]! > 0 && this.map.has(id);
+  }
+
   /** `track` delivered `id` (it becomes the track's `lastId`). */
   remember(track: Track, id: string): void {
-    const taken = !this.skipsTakenIds && this.classes[keyClass(id)]! > 0 && this.map.has(id);
+    const taken = this.taken(id);
     if (this.lazy === track && !taken) {
       track.lastId = id;
       return;

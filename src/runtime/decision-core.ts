@@ -16,7 +16,7 @@
 import { clientMachine, PENDING_STATES, type ClientMachine } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
 import type { Outcome, Reason, ReasonCode } from '../../model/outcomes.js';
-import { isBudgeted } from '../../model/run.js';
+import { episodeGoesOn, isBudgeted } from '../../model/run.js';
 import type { StreamResumptionError } from '../reference.js';
 import { engineFor, type Engine, type MachineState } from '../trace/engine.js';
 import { isPending, stateOf } from './guard-track.js';
@@ -49,7 +49,7 @@ export interface Escalation {
 
 /** What the core needs of its adapter at construction. */
 export interface CoreSettings<T> {
-  /** The machine to decide with (tests pass mutants). Default the client machine. */
+  /** The machine to decide with (tests pass wrong ones). Default the client machine. */
   machine: ClientMachine | undefined;
   /** The proof budget of an episode (ms), from its first reconnect. */
   proofTimeoutMs: number;
@@ -94,16 +94,13 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
     note: N | undefined,
   ): void;
 
-  /**
-   * The error shaper: the failure an escalation is raised with, in the wire's words (`null`:
-   * the adapter lets this escalation through, which only its mutants do).
-   */
+  /** The error shaper: the failure an escalation is raised with, in the wire's words. */
   protected abstract shapeFailure(
     track: T,
     o: Observation,
     escalation: Escalation,
     note: N | undefined,
-  ): StreamResumptionError | null;
+  ): StreamResumptionError;
 
   /** Keeps a failure on its track; returns the error to raise (a track's first one). */
   protected abstract keepFailure(track: T, error: StreamResumptionError): StreamResumptionError;
@@ -158,17 +155,25 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
     }
     const escalated = (state === 'resumptionFailed' || state === 'sessionLost') && state !== prev;
     if (!escalated) return null;
-    const error = this.shapeFailure(
-      track,
-      o,
-      {
-        code: ctx.reason?.code ?? 'unproven',
-        text: ctx.reason?.text ?? 'continuity cannot be proven',
-        outcome: state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
-      },
-      note,
-    );
-    if (error === null) return null;
+    const escalation: Escalation = {
+      code: ctx.reason?.code ?? 'unproven',
+      text: ctx.reason?.text ?? 'continuity cannot be proven',
+      outcome: state === 'sessionLost' ? 'session-lost' : 'resumption-failed',
+    };
+    return this.escalate(track, o, escalation, note);
+  }
+
+  /**
+   * The machine escalated on `o`: the adapter's error (its shaper) is reported, and kept and
+   * returned when enforcing.
+   */
+  protected escalate(
+    track: T,
+    o: Observation,
+    escalation: Escalation,
+    note: N | undefined,
+  ): StreamResumptionError | null {
+    const error = this.shapeFailure(track, o, escalation, note);
     this.failureListener?.(error);
     return this.enforce ? this.keepFailure(track, error) : null;
   }
@@ -235,6 +240,15 @@ export abstract class DecisionCore<T extends CoreTrack, N> {
   ): StreamResumptionError | null {
     this.emit(track, { type: 'disconnect', ...extra }, t);
     return this.decide(track, { type: 'DISCONNECT' });
+  }
+
+  /**
+   * Whether a reconnect now goes on with the episode's budget (a poll, or a reconnect of a
+   * delayed stream with no event since), asked before the reconnect is recorded: otherwise its
+   * episode, and its budget, start anew.
+   */
+  protected keepsBudget(track: T): boolean {
+    return episodeGoesOn(track.snapshot);
   }
 
   /** Starts the episode's budget timer: it runs out at `episodeT + proofTimeoutMs`. */

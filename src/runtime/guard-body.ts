@@ -14,7 +14,6 @@ import { ChunkText, SseLines } from './id-only-blocks.js';
 import {
   ackStatement,
   answers,
-  eventLine,
   isMessageEvent,
   mayHoldIdKey,
   responseIn,
@@ -29,7 +28,8 @@ import {
  */
 type Answer = 'result' | 'error' | 'foreign' | null;
 
-type Body = ReadableStream<Uint8Array>;
+/** An SSE body, the server's or the guarded one. */
+export type Body = ReadableStream<Uint8Array>;
 type Controller = ReadableStreamDefaultController<Uint8Array>;
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
 
@@ -65,17 +65,15 @@ export class GuardBody {
   private tail = '';
   /** The tail's comments or retries were handed on already: its text is not handed on. */
   private tailHandedOn = false;
-  private failure: Error | null = null;
-  /** `comment-ends-first-check` mutant: a comment came before the first event. */
-  private commentFirst = false;
+  protected failure: Error | null = null;
   private isEnded = false;
   private controllerRef: Controller | undefined;
   /** The application gave the body up (an abort, a cancel): no call is waiting on it. */
   private abandoned = false;
 
-  private constructor(
-    private readonly core: GuardCore,
-    private readonly track: Track,
+  protected constructor(
+    protected readonly core: GuardCore,
+    protected readonly track: Track,
     source: Body,
     private readonly signal?: AbortSignal | null,
   ) {
@@ -98,7 +96,7 @@ export class GuardBody {
 
   /** The guarded body of `source`, the stream of `track`. */
   static stream(core: GuardCore, track: Track, source: Body, signal?: AbortSignal | null): Body {
-    const body = new GuardBody(core, track, source, signal);
+    const body = new this(core, track, source, signal);
     return new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -211,19 +209,19 @@ export class GuardBody {
   }
 
   private onRetry(ms: number): void {
-    const { cfg, mutant } = this.core;
-    const clamped =
-      mutant === 'retry-unclamped' ? ms : Math.min(cfg.maxRetryMs, Math.max(cfg.minRetryMs, ms));
     this.changed = true;
-    this.forward(`retry: ${clamped}\n\n`);
+    this.forward(`retry: ${this.clampRetry(ms)}\n\n`);
   }
 
-  private onComment(c: string): void {
+  /** A server's `retry:` as the guard hands it on: within `minRetryMs` and `maxRetryMs`. */
+  protected clampRetry(ms: number): number {
+    const { cfg } = this.core;
+    return Math.min(cfg.maxRetryMs, Math.max(cfg.minRetryMs, ms));
+  }
+
+  protected onComment(c: string): void {
     this.refusedElsewhere();
     if (this.failure) return;
-    if (this.track.held && this.core.mutant === 'comment-ends-first-check') {
-      this.commentFirst = true;
-    }
     // A comment is not the answer's first block (rule 5.1, review S7): it states nothing, so
     // the answer stays held for the first event or message, which may be the acknowledgment.
     // While it is held, the comment gets no line of its own: the held 200's line, written when
@@ -263,19 +261,21 @@ export class GuardBody {
       // A first stream with opaque ids: nothing to check yet (it proves nothing, like a
       // keepalive); a later reconnect from such a cursor cannot be proven and is refused.
       this.stop(core.record(track, { type: 'keepalive' }, { opaqueId: ev.id }));
-    } else {
-      if (this.commentFirst) {
-        this.commentFirst = false; // the mutant: this event is not judged
-        core.emit(track, eventLine(read.seq, read.stream, response));
-      } else {
-        this.stop(core.event(track, read.seq, read.stream, response));
-      }
-    }
+    } else this.stop(this.judge(read.seq, read.stream, response));
     if (this.failure) return;
     core.remember(track, ev.id);
     if (answer === 'foreign') return this.withheld(ev);
     this.forward(ev);
     if (response) this.responded(answer);
+  }
+
+  /** Judges an event whose id was read (the core's {@link GuardCore.event}). */
+  protected judge(
+    seq: number,
+    stream: string | undefined,
+    response: boolean,
+  ): StreamResumptionError | null {
+    return this.core.event(this.track, seq, stream, response);
   }
 
   /** A resumed stream's event whose id carries no sequence: nothing can prove it follows. */
@@ -295,7 +295,7 @@ export class GuardBody {
     try {
       lines = this.lines.push(text);
       // (Lines come whole, and `id"` holds no line end: none is cut between two texts.)
-      const quoted = this.core.mutant === 'response-needs-id-colon' ? '"id":' : 'id"';
+      const quoted = this.idMark();
       for (let at = lines.indexOf(quoted); at >= 0; at = lines.indexOf(quoted, at + quoted.length))
         this.idQuotes++;
       // A key written with an escape (`"\u0069d"`) holds `\u006` (see `mayHoldIdKey`).
@@ -310,6 +310,11 @@ export class GuardBody {
     this.handOn(lines);
   }
 
+  /** What the text is searched for to count the events that may be responses (`idQuotes`). */
+  protected idMark(): string {
+    return 'id"';
+  }
+
   /**
    * Hands on what the parser accepted of `lines` (the text it was just fed). When every block
    * that ended in it was accepted as it came (no failure, no clamped retry), the server's own
@@ -320,8 +325,7 @@ export class GuardBody {
    */
   private handOn(lines: string): void {
     const { tailCallbacks, retry } = this.lines;
-    const unfinished = this.core.mutant === 'hands-on-unfinished-blocks' && lines.length > 0;
-    const boundary = unfinished ? lines.length : this.lines.boundary;
+    const boundary = this.boundary(lines);
     this.refusedElsewhere();
     const items = this.items;
     this.items = [];
@@ -350,6 +354,11 @@ export class GuardBody {
       this.tail = '';
       this.tailHandedOn = true;
     }
+  }
+
+  /** The end, in `lines`, of the last whole block in it (`-1`: none): the text up to it may go on. */
+  protected boundary(_lines: string): number {
+    return this.lines.boundary;
   }
 
   private ended(how: 'end' | 'disconnect'): void {

@@ -10,7 +10,7 @@
  */
 import type { Observation } from '../../model/observations.js';
 import type { Outcome, Reason } from '../../model/outcomes.js';
-import { episodeGoesOn, isBudgeted } from '../../model/run.js';
+import { isBudgeted } from '../../model/run.js';
 import { StreamResumptionError, type FailedCall } from '../reference.js';
 import { observationOf } from '../trace/checker.js';
 import type { MachineState } from '../trace/engine.js';
@@ -18,7 +18,6 @@ import type { TraceLine } from '../trace/format.js';
 import { settledIdPrefix } from './call-settlement.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { defaultIdReader } from './guard-ids.js';
-import type { GuardMutantName } from './guard-mutant-names.js';
 import {
   configOf,
   type ContinuityGuardOptions,
@@ -120,10 +119,7 @@ export class GuardCore extends DecisionCore<Track, string> {
    */
   readonly ownIdPrefix = settledIdPrefix();
 
-  constructor(
-    readonly options: ContinuityGuardOptions,
-    readonly mutant: GuardMutantName | undefined,
-  ) {
+  constructor(readonly options: ContinuityGuardOptions) {
     const cfg = configOf(options);
     const onTrace = options.onTrace;
     super({
@@ -135,7 +131,12 @@ export class GuardCore extends DecisionCore<Track, string> {
     });
     this.cfg = cfg;
     this.readId = options.readId ?? defaultIdReader;
-    this.sessions = new SessionCursors(mutant === 'lazy-index-skips-taken-ids');
+    this.sessions = this.sessionCursors();
+  }
+
+  /** The guard's cursor indexes (made once, by the constructor). */
+  protected sessionCursors(): SessionCursors {
+    return new SessionCursors();
   }
 
   /** What the guard holds now ({@link inspectGuard}). */
@@ -188,7 +189,6 @@ export class GuardCore extends DecisionCore<Track, string> {
 
   /** Forgets a stream: its response arrived and it ended, or its call was re-issued. */
   free(track: Track) {
-    if (this.mutant === 'keeps-completed-streams' && track.failure === null) return;
     clearTimeout(track.budget);
     const followed = this.tracks.delete(track);
     this.forget(track);
@@ -429,7 +429,7 @@ export class GuardCore extends DecisionCore<Track, string> {
     // so the cursor is the episode's.)
     const polling = stateOf(track.snapshot) === 'polling';
     // So does the budget (not the window) after a delayed reconnect with no event since.
-    const keepsBudget = episodeGoesOn(track.snapshot);
+    const keepsBudget = this.keepsBudget(track);
     const closed = this.close(track, polling);
     if (closed) return closed;
     this.remove(this.waitingWithCursor, track);
@@ -446,13 +446,13 @@ export class GuardCore extends DecisionCore<Track, string> {
     track.reconnected = true;
     track.cursor = lastEventId;
     const t = this.now();
-    if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
+    if (!keepsBudget) track.episodeT = t;
     const e = this.record(
       track,
       { type: 'reconnect', cursor: read.seq, ...(read.stream ? { stream: read.stream } : {}) },
       restored ? { restored: true } : undefined,
     );
-    if (!e && this.mutant !== 'resume-left-undecided') this.armBudget(track);
+    if (!e) this.armBudget(track);
     return e;
   }
 

@@ -28,13 +28,6 @@ function decimal(id: string): number {
   return n;
 }
 
-/**
- * A reader with one check left out, for the property that holds {@link readStoreId} to
- * `CONTINUITY_ID_PATTERN` (tests only): `epoch-any-case` takes capitals in the epoch.
- * @internal
- */
-export type StoreIdMutant = 'epoch-any-case';
-
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /**
@@ -43,21 +36,24 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
  * its groups (about ten times the cost, paid on every event of a store's stream). The epoch
  * holds no `-`, nor the digits after `s`, so each part ends at the first character it cannot
  * hold and the scan never backtracks. properties/runtime/guard-ids.test.ts holds it to the
- * pattern over generated ids and kills `epoch-any-case`.
+ * pattern over generated ids.
  * @internal
  */
-export function readStoreId(
-  id: string,
-  mutant?: StoreIdMutant,
-): { seq: number; stream: string } | null {
-  const n = id.length;
+export function readStoreId(id: string): { seq: number; stream: string } | null {
   let i = 0;
-  for (; i < n; i++) {
+  for (; i < id.length; i++) {
     const c = id.charCodeAt(i);
-    const lower = c >= 0x61 && c <= 0x7a;
-    const upper = mutant === 'epoch-any-case' && c >= 0x41 && c <= 0x5a;
-    if (!lower && !upper && !isDigit(c)) break;
+    if (!(c >= 0x61 && c <= 0x7a) && !isDigit(c)) break;
   }
+  return readAfterEpoch(id, i);
+}
+
+/**
+ * The rest of a store id whose epoch (`[0-9a-z]+`) ends at `i`: `-s<k>-<seq>` to its end.
+ * @internal
+ */
+export function readAfterEpoch(id: string, i: number): { seq: number; stream: string } | null {
+  const n = id.length;
   // `-s` after a non-empty epoch.
   if (i === 0 || id.charCodeAt(i) !== 0x2d || id.charCodeAt(i + 1) !== 0x73) return null;
   i += 2;

@@ -128,7 +128,7 @@ export interface ContinuityGuardOptions {
    * as the guard did. Keep the lines of each stream apart.
    */
   onTrace?: (line: GuardTraceLine, stream: number) => void;
-  /** The machine to decide with (tests pass mutants). Default the client machine. */
+  /** The machine to decide with (tests pass wrong ones). Default the client machine. */
   machine?: ClientMachine;
 }
 

@@ -10,7 +10,7 @@
 import type { StreamResumptionError } from '../reference.js';
 import { failedAnswer, failedAnswers, isOwnId } from './call-endings.js';
 import { settledResponse } from './call-settlement.js';
-import { GuardBody } from './guard-body.js';
+import { GuardBody, type Body } from './guard-body.js';
 import type { GuardCore } from './guard-core.js';
 import { isPending, type Track } from './guard-track.js';
 import {
@@ -34,7 +34,7 @@ const SERVER_WORDS_MS = 50;
 /** The requests of one guard, sent through `fetchFn`. */
 export class GuardRequests {
   constructor(
-    private readonly core: GuardCore,
+    protected readonly core: GuardCore,
     private readonly fetchFn: typeof fetch,
   ) {}
 
@@ -83,17 +83,10 @@ export class GuardRequests {
       core.free(plain);
       return this.open('GET', input, init, null, true, scope);
     }
-    const unsettled =
-      core.mutant === 'cursorless-retry-is-new'
-        ? []
-        : ofScope(core.failed).filter((t) => !t.settled);
+    const unsettled = this.unsettled(ofScope(core.failed));
     if (unsettled.length > 0) return failedAnswers(core, unsettled);
     const waiting = ofScope(core.waitingWithCursor);
-    if (
-      waiting.length === 1 &&
-      this.standaloneOpen(scope) &&
-      core.mutant !== 'cursorless-never-restored'
-    ) {
+    if (this.restores(waiting, scope)) {
       const id = waiting[0]!.lastId!;
       const restored = new Headers(headers);
       restored.set('last-event-id', id);
@@ -112,6 +105,19 @@ export class GuardRequests {
       if (e) return failedAnswer(core, track, e);
     }
     return this.open('GET', input, init, null, true, scope);
+  }
+
+  /** Of the session's failed streams, those whose call still waits for its answer. */
+  protected unsettled(failed: Track[]): Track[] {
+    return failed.filter((t) => !t.settled);
+  }
+
+  /**
+   * Whether a GET without `Last-Event-ID` is sent with the cursor of the session's interrupted
+   * stream: the one that holds a cursor (`waiting`), while the standalone stream is open.
+   */
+  protected restores(waiting: Track[], scope: string): boolean {
+    return waiting.length === 1 && this.standaloneOpen(scope);
   }
 
   /**
@@ -227,8 +233,7 @@ export class GuardRequests {
     init: RequestInit | undefined,
   ): Promise<Response> {
     const { core } = this;
-    const { mutant } = core;
-    const manual = mutant === 'follows-redirects' ? init : { ...init, redirect: 'manual' as const };
+    const manual = this.manual(init);
     let response: Response;
     // No separate wait for headers: the episode's proof budget bounds the status line too. When
     // it runs out on a resume whose headers have not come (`giveUp`, from the budget's timer:
@@ -264,9 +269,7 @@ export class GuardRequests {
   /** The answer to a reconnect: only a 200 with an SSE body can go on to prove it. */
   private judge(track: Track, response: Response, init: RequestInit | undefined): Response {
     const { core } = this;
-    const { mutant } = core;
-    const redirect =
-      mutant === 'follows-redirects' ? isRedirectStatus(response.status) : isRedirect(response);
+    const redirect = this.redirected(response);
     const type = response.headers.get('content-type');
     const isSse = isEventStreamType(type);
     const refused = (e: StreamResumptionError | null) => {
@@ -283,7 +286,7 @@ export class GuardRequests {
     if (response.status !== 200)
       return refused(core.record(track, { type: 'response', status: response.status }));
     if (!isSse || !response.body) {
-      if (mutant === 'non-sse-unjudged') return response;
+      if (!this.judgesNonSse()) return response;
       // Only a 200 with text/event-stream can prove a resume: any other body is not read as
       // SSE. The guard drops it (a disconnect after the 200): the machine says unproven.
       const e = core.record(track, { type: 'response', status: 200 }, { contentType: type });
@@ -293,7 +296,27 @@ export class GuardRequests {
     }
     track.held = true;
     track.heldAt = core.now();
-    return withBody(response, GuardBody.stream(core, track, response.body, init?.signal));
+    return withBody(response, this.body(track, response.body, init?.signal));
+  }
+
+  /** A GET sent with `redirect: 'manual'`: a redirect's answer is judged, never followed. */
+  protected manual(init: RequestInit | undefined): RequestInit | undefined {
+    return { ...init, redirect: 'manual' };
+  }
+
+  /** Whether an answer is a redirect (rule 3), whatever the runtime shows of it. */
+  protected redirected(response: Response): boolean {
+    return isRedirect(response);
+  }
+
+  /** Whether a 200 answer to a GET that is not SSE is judged (refused): always. */
+  protected judgesNonSse(): boolean {
+    return true;
+  }
+
+  /** The guarded body of `track`'s stream. */
+  protected body(track: Track, source: Body, signal: AbortSignal | null | undefined): Body {
+    return GuardBody.stream(this.core, track, source, signal);
   }
 
   /** A request that may open a new stream (a POST, or a GET that resumes nothing). */
@@ -306,14 +329,14 @@ export class GuardRequests {
     scope: string,
   ): Promise<Response> {
     const { core } = this;
-    const { cfg, mutant } = core;
+    const { cfg } = core;
     core.admit();
     core.reserved++;
     let response: Response;
     try {
       response = await this.send(
         input,
-        method === 'GET' && mutant !== 'follows-redirects' ? { ...init, redirect: 'manual' } : init,
+        method === 'GET' ? this.manual(init) : init,
         cfg.firstHeadersTimeoutMs,
         `no response headers in ${cfg.firstHeadersTimeoutMs} ms (firstHeadersTimeoutMs)`,
       );
@@ -322,7 +345,7 @@ export class GuardRequests {
     }
     const type = response.headers.get('content-type') ?? '';
     const isSse = isEventStreamType(type);
-    if (method === 'GET' && response.status === 200 && !isSse && mutant !== 'non-sse-unjudged') {
+    if (method === 'GET' && response.status === 200 && !isSse && this.judgesNonSse()) {
       // The SDK clients read any 200 GET body as SSE: one that is not SSE is never handed on.
       response.body?.cancel().catch(() => {});
       throw new Error(
@@ -334,6 +357,6 @@ export class GuardRequests {
     const track = core.newTrack(call, scope);
     track.plain = plain;
     core.record(track, { type: 'open', status: 200 });
-    return withBody(response, GuardBody.stream(core, track, response.body, init?.signal));
+    return withBody(response, this.body(track, response.body, init?.signal));
   }
 }

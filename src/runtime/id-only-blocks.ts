@@ -12,15 +12,6 @@
 import { Buffer, isAscii } from 'node:buffer';
 
 /**
- * What {@link ChunkText} gets wrong, for the property that holds it to `TextDecoder` (tests
- * only): `ascii-after-utf8` goes back to reading bytes as ASCII after a chunk that was not (the
- * decoder may hold half a character); `bom-mid-stream` hands the decoder a stream it has not
- * seen begin (a U+FEFF in the middle is then dropped as a byte order mark).
- * @internal
- */
-export type ChunkTextMutant = 'ascii-after-utf8' | 'bom-mid-stream';
-
-/**
  * The text of a stream of UTF-8 chunks, exactly as one `TextDecoder` (`stream: true`, a byte
  * order mark at the very start dropped) reads it. A chunk of ASCII bytes, while every chunk so
  * far was one, is read as Latin-1 (the same characters for bytes below 0x80) at about half the
@@ -34,19 +25,30 @@ export class ChunkText {
   /** Bytes read as ASCII so far: the stream has begun without the decoder. */
   private begun = false;
 
-  constructor(private readonly mutant?: ChunkTextMutant) {}
-
   /** The text of the next chunk. */
   push(bytes: Uint8Array): string {
-    const fast = this.decoder === null || this.mutant === 'ascii-after-utf8';
-    if (fast && isAscii(bytes)) {
+    if (this.readsAscii(this.decoder === null) && isAscii(bytes)) {
       if (bytes.length > 0) this.begun = true;
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
     }
-    this.decoder ??= new TextDecoder('utf-8', {
-      ignoreBOM: this.begun && this.mutant !== 'bom-mid-stream',
-    });
+    this.decoder ??= new TextDecoder('utf-8', { ignoreBOM: this.keepsBom(this.begun) });
     return this.decoder.decode(bytes, { stream: true });
+  }
+
+  /**
+   * Whether a chunk may be read as ASCII without the decoder: only while the decoder has not
+   * begun (`undecoded`), since it may hold half a character.
+   */
+  protected readsAscii(undecoded: boolean): boolean {
+    return undecoded;
+  }
+
+  /**
+   * Whether the decoder, made now, keeps a U+FEFF at its start: when the stream has `begun`
+   * without it, that U+FEFF is not at the stream's start, so it is no byte order mark.
+   */
+  protected keepsBom(begun: boolean): boolean {
+    return begun;
   }
 
   /** The text the decoder still holds at the end (a character cut short: U+FFFD). */
@@ -86,13 +88,6 @@ function isId(input: string, from: number, to: number): boolean {
   return from + 2 === to || input.charCodeAt(from + 2) === 0x3a;
 }
 
-/**
- * The lazy NUL check left unfinished, for the property that holds it (tests only):
- * `drops-pending-id` forgets an id line not yet looked at when the text ends inside its block.
- * @internal
- */
-export type SseLinesMutant = 'drops-pending-id';
-
 /** `input[from, to)` holds a NUL. */
 function hasNul(input: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) if (input.charCodeAt(i) === 0) return true;
@@ -123,7 +118,7 @@ export class SseLines {
    * look is needed only if the block ends without data, or the text ends first (the next push
    * has other text), so the common block (an id, then data) never scans its id line twice.
    */
-  private idFrom = -1;
+  protected idFrom = -1;
   private idTo = 0;
   /** End of the last block the parser has seen whole, in the text of the latest push. */
   boundary = -1;
@@ -132,14 +127,10 @@ export class SseLines {
   /** A `retry:` line came in the latest push (valid or not: the guard writes retries anew). */
   retry = false;
 
-  /** `mutant`: the lazy NUL check left unfinished (tests only, {@link SseLinesMutant}). */
-  constructor(
-    private readonly maxLineBytes: number,
-    private readonly mutant?: SseLinesMutant,
-  ) {}
+  constructor(private readonly maxLineBytes: number) {}
 
   /** Looks at the pending `id` line of `input` for NUL: without one, the parser takes the id. */
-  private idLine(input: string): void {
+  protected idLine(input: string): void {
     if (this.idFrom >= 0 && !hasNul(input, this.idFrom, this.idTo)) this.hasId = true;
     this.idFrom = -1;
   }
@@ -213,9 +204,7 @@ export class SseLines {
       }
       at = next;
     }
-    // The block goes on in the next text: its pending id line is looked at while this text is here.
-    if (this.mutant === 'drops-pending-id') this.idFrom = -1;
-    else this.idLine(input);
+    this.textEnds(input);
     out += input.slice(copied, at);
     this.carry = input.slice(at);
     if (this.carry.length > this.maxLineBytes) {
@@ -228,13 +217,18 @@ export class SseLines {
     this.tailCallbacks = callbackOut >= 0 && callbackOut >= boundary;
     return out;
   }
+
+  /**
+   * The text `input` ends inside a block, which goes on in the next text: its pending id line
+   * is looked at while this text is here.
+   */
+  protected textEnds(input: string): void {
+    this.idLine(input);
+  }
 }
 
 /** {@link SseLines} as a function of the text: the text to hand to the parser. */
-export function idOnlyBlocksAsPriming(
-  maxLineBytes: number,
-  mutant?: SseLinesMutant,
-): (text: string) => string {
-  const lines = new SseLines(maxLineBytes, mutant);
+export function idOnlyBlocksAsPriming(maxLineBytes: number): (text: string) => string {
+  const lines = new SseLines(maxLineBytes);
   return (text) => lines.push(text);
 }

@@ -7,8 +7,9 @@
  * @module mcp-resumption/runtime
  */
 export * from './continuity-store.js';
-// Named, not `*`: the guard's module also holds `guardWith`, the door its mutants come in by,
-// which a deployed guard must not offer.
+// Named, not `*`: the guard's module also holds `guardOver`, which builds a guard over a core
+// the caller made (the property suites' own, src/runtime-mutants/), which a deployed guard
+// must not offer.
 export {
   continuityGuard,
   defaultIdReader,
@@ -33,7 +34,8 @@ export { markReissue } from './reissue-mark.js';
 export * from './task-event-log.js';
 export * from './task-stream-handler.js';
 export * from './task-stream-fetch.js';
-// Named, not `*`: the guard's module also holds `taskGuardWith`, the door its mutants come in by.
+// Named, not `*`: the guard's module also holds `guardOver`, which builds a guard over a
+// runtime the caller made (the property suites' own, src/runtime-mutants/).
 export {
   taskStreamGuard,
   TaskGuardCapacityError,

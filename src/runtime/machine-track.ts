@@ -12,20 +12,12 @@
  * any other observation goes through the engine. This holds because the machine reads the
  * cursor only as `id === cursor + 1` (`firstIdIsSuccessor`, `idRewinds` in model/guards.ts):
  * its decision on a successor does not depend on the cursor's value. The property
- * properties/runtime/machine-track.test.ts holds the fast path to the engine, step by step, and
- * kills a fast path that skips its stream check.
+ * properties/runtime/machine-track.test.ts holds the fast path to the engine, step by step.
  */
 import { BUDGETED_STATES, type ClientStateName } from '../../model/client-machine.js';
 import type { ClientContext } from '../../model/context.js';
 import type { EventObservation, Observation } from '../../model/observations.js';
 import type { Engine, MachineState } from '../trace/engine.js';
-
-/**
- * A fast path with one check left out, for the property that holds the fast path to the
- * machine (tests only): `ignores-stream` takes a successor id from any stream.
- * @internal
- */
-export type FastPathMutant = 'ignores-stream';
 
 /** The pure cursor step the machine last took: the state and context it leaves the same. */
 interface CursorStep {
@@ -67,10 +59,7 @@ export class MachineTrack {
   private lagging = false;
   private readonly compiled: boolean;
 
-  constructor(
-    private readonly engine: Engine,
-    private readonly mutant?: FastPathMutant,
-  ) {
+  constructor(private readonly engine: Engine) {
     this.state = engine.initial();
     this.compiled = engine.name === 'compiled';
   }
@@ -100,10 +89,15 @@ export class MachineTrack {
   successor(id: number, stream: string | undefined): boolean {
     const f = this.fast;
     if (f === null || id !== this.fastCursor + 1) return false;
-    if (stream !== f.stream && this.mutant !== 'ignores-stream') return false;
+    if (!this.sameStream(stream, f.stream)) return false;
     this.fastCursor = id;
     this.lagging = true;
     return true;
+  }
+
+  /** Whether an event naming `stream` follows the cached step's, which named `stepped`. */
+  protected sameStream(stream: string | undefined, stepped: string | undefined): boolean {
+    return stream === stepped;
   }
 
   /** Steps one observation through the engine; returns the new state. */

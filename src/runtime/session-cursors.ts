@@ -10,18 +10,20 @@ import { CursorIndex } from './cursor-index.js';
 export class SessionCursors {
   private readonly sessions = new Map<string, { cursors: CursorIndex; tracks: number }>();
 
-  /** `skipsTakenIds`: the `lazy-index-skips-taken-ids` mutant (tests only). */
-  constructor(private readonly skipsTakenIds = false) {}
-
   /** A stream of session `scope` is followed: the session's index (made on its first one). */
   enter(scope: string): CursorIndex {
     let entry = this.sessions.get(scope);
     if (!entry) {
-      entry = { cursors: new CursorIndex(this.skipsTakenIds), tracks: 0 };
+      entry = { cursors: this.newIndex(), tracks: 0 };
       this.sessions.set(scope, entry);
     }
     entry.tracks++;
     return entry.cursors;
+  }
+
+  /** A new session's index. */
+  protected newIndex(): CursorIndex {
+    return new CursorIndex();
   }
 
   /** A stream of session `scope` was freed: the session's index goes with its last stream. */

@@ -20,7 +20,6 @@ import {
 import { ACCEPTING_STATES } from '../../model/client-machine.js';
 import type { Observation } from '../../model/observations.js';
 import type { Outcome, Reason } from '../../model/outcomes.js';
-import { episodeGoesOn } from '../../model/run.js';
 import type { StreamResumptionError } from '../reference.js';
 import { DecisionCore, type Escalation } from './decision-core.js';
 import { boundedOption } from './guard-options.js';
@@ -34,27 +33,16 @@ import {
 } from './task-stream-error.js';
 import type { TaskStreamItem, TaskStreamParams } from './task-stream-fetch.js';
 import { factsOf, goneOf, type Track } from './task-guard-track.js';
-import type {
-  TaskGuardMutantName,
-  TaskStreamGuardOptions,
-  TaskTraceLine,
-} from './task-guard-types.js';
+import type { TaskStreamGuardOptions, TaskTraceLine } from './task-guard-types.js';
 
 const bounded = (name: string, value: number | undefined, fallback: number, min: number) =>
   boundedOption('taskStreamGuard', name, value, fallback, min);
 
-/** The rules of a guard mutant that flips one of the binding's choices, else SEP-2694's. */
-function rulesOf(mutant: TaskGuardMutantName | undefined): TasksRules {
-  if (mutant === 'gone-410-is-session-lost') return { ...SEP_2694_RULES, classifyOn: 'status' };
-  if (mutant === 'accepts-missing-after') return { ...SEP_2694_RULES, missingAfter: 'open' };
-  return SEP_2694_RULES;
-}
-
 /**
  * What one wire fact came to: an escalation, or whether it was an event the machine accepted
- * (`accepted`) or a duplicate the binding dropped (`dropped`, read by guard mutants only).
+ * (`accepted`) or a duplicate the binding dropped (`dropped`).
  */
-type Recorded =
+export type Recorded =
   { error: StreamResumptionError } | { error: null; accepted: boolean; dropped: boolean };
 
 /** The next item of an answer, the failure the budget ran out with, or the idle bound. */
@@ -67,9 +55,10 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
   private readonly binding: Binding;
   readonly tracks = new Map<string, Track>();
 
+  /** `rules`: the binding's choices where SEP-2694 leaves one (default: SEP-2694's own). */
   constructor(
     private readonly options: TaskStreamGuardOptions,
-    readonly mutant: TaskGuardMutantName | undefined,
+    rules: TasksRules = SEP_2694_RULES,
   ) {
     const onTrace = options.onTrace;
     super({
@@ -81,7 +70,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
     });
     this.idleTimeoutMs = bounded('idleTimeoutMs', options.idleTimeoutMs, 0, 0);
     this.maxTasks = bounded('maxTasks', options.maxTasks, 10_000, 1);
-    this.binding = tasksBinding(rulesOf(mutant));
+    this.binding = tasksBinding(rules);
   }
 
   /** The task's track, made on its first call (bounded by `maxTasks`). */
@@ -108,7 +97,6 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
       episodeT: 0,
       episodeAfter: null,
       episodeCursor: null,
-      ignoring: false,
     };
     this.tracks.set(taskId, track);
     this.options.onTrace?.(
@@ -127,15 +115,7 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
    * The task guard's error shaper, in the task's words: what the receiver said, or the
    * machine's reason reworded, with the task and the `after` of the episode's resume.
    */
-  protected shapeFailure(
-    track: Track,
-    o: Observation,
-    e: Escalation,
-  ): StreamResumptionError | null {
-    if (this.mutant === 'accepts-skip' && e.code === 'skip') {
-      track.ignoring = true;
-      return null;
-    }
+  protected shapeFailure(track: Track, o: Observation, e: Escalation): StreamResumptionError {
     return new TaskStreamResumptionError(
       track.taskId,
       track.episodeAfter,
@@ -203,14 +183,14 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
     // A call from the episode's cursor is a poll of it. (A call finds the track pending only
     // between polls: every answer ends with a step out of the other pending states.)
     const poll = track.episodeCursor === cursor;
-    const keepsBudget = episodeGoesOn(track.snapshot) && poll;
+    const keepsBudget = poll && this.keepsBudget(track);
     // A poll past the budget is refused before it is judged; any other call closes the
     // judgement window of the one before (still unproven, it failed).
     const e = poll ? this.outOfBudget(track, t) : this.closeWindow(track);
     if (e) return e;
     // (A task's first call, an OPEN, starts no episode: it has no cursor, and the fields below
     // keep the values a new track has; the episode begins with the first resume.)
-    if (!keepsBudget || this.mutant === 'budget-per-poll') track.episodeT = t;
+    if (!keepsBudget) track.episodeT = t;
     track.episodeAfter = after;
     track.episodeCursor = cursor;
     const resume = reconnect !== undefined;
@@ -263,17 +243,9 @@ export class TaskGuardRuntime extends DecisionCore<Track, never> {
     return this.disconnected(track);
   }
 
-  /** Whether an event is handed on: accepted by the machine (or let through by a mutant). */
-  private handsOn(track: Track, fact: WireFact, r: Extract<Recorded, { error: null }>): boolean {
-    const own = fact['taskId'] === track.taskId;
-    const seq = fact['seq'] as number;
-    if (this.mutant === 'cursor-follows-duplicates' && r.dropped && own) track.lastSeq = seq;
-    const fresh = track.lastSeq === undefined || seq > track.lastSeq;
-    return (
-      r.accepted ||
-      (this.mutant === 'forwards-duplicates' && r.dropped) ||
-      (track.ignoring && own && fresh)
-    );
+  /** Whether the event `fact` of `track` is handed on: when the machine accepted it. */
+  protected handsOn(track: Track, fact: WireFact, r: Extract<Recorded, { error: null }>): boolean {
+    return r.accepted;
   }
 
   /** See `TaskStreamGuard.follow`. */

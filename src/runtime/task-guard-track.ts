@@ -36,8 +36,6 @@ export interface Track {
   budget?: NodeJS.Timeout;
   /** Ends the follow in progress with the error the budget ran out with. */
   giveUp?: (e: StreamResumptionError) => void;
-  /** `accepts-skip` mutant: a skip was let through, later events follow it. */
-  ignoring: boolean;
 }
 
 /**

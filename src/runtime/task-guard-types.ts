@@ -48,7 +48,7 @@ export interface TaskStreamGuardOptions {
    * binding and the proof budget).
    */
   onTrace?: (line: TaskTraceLine, taskId: string) => void;
-  /** The machine to decide with (tests pass mutants). Default the client machine. */
+  /** The machine to decide with (tests pass wrong ones). Default the client machine. */
   machine?: ClientMachine;
 }
 
@@ -84,12 +84,3 @@ export interface TaskStreamGuard {
    */
   recover(taskId: string): number;
 }
-
-/** The name of a task guard mutant (src/runtime-mutants/task-guard-mutants.ts). @internal */
-export type TaskGuardMutantName =
-  | 'accepts-skip'
-  | 'forwards-duplicates'
-  | 'gone-410-is-session-lost'
-  | 'accepts-missing-after'
-  | 'budget-per-poll'
-  | 'cursor-follows-duplicates';

@@ -14,11 +14,7 @@
  * clock, an idle bound, a bound on the tasks followed, and refusing every later call for a task
  * whose stream failed until the application forgets it (docs/runtime.md, "Task streams").
  */
-import type {
-  TaskGuardMutantName,
-  TaskStreamGuard,
-  TaskStreamGuardOptions,
-} from './task-guard-types.js';
+import type { TaskStreamGuard, TaskStreamGuardOptions } from './task-guard-types.js';
 import { TaskGuardRuntime } from './task-guard-runtime.js';
 import { fetchTaskStream, type TaskStreamParams } from './task-stream-fetch.js';
 
@@ -28,7 +24,6 @@ export {
   TaskStreamResumptionError,
 } from './task-stream-error.js';
 export type {
-  TaskGuardMutantName,
   TaskStreamDecision,
   TaskStreamGuard,
   TaskStreamGuardOptions,
@@ -58,20 +53,12 @@ export type {
  * ```
  */
 export function taskStreamGuard(options: TaskStreamGuardOptions = {}): TaskStreamGuard {
-  return taskGuardWith(options, undefined);
-}
-
-/** The guard with one of its mutants put back (tests only), or none. @internal */
-export function taskGuardWith(
-  options: TaskStreamGuardOptions,
-  mutant: TaskGuardMutantName | undefined,
-): TaskStreamGuard {
-  return guardOver(new TaskGuardRuntime(options, mutant));
+  return guardOver(new TaskGuardRuntime(options));
 }
 
 /**
- * The guard's interface over a runtime: `taskGuardWith`'s, or a runtime subclass built outside
- * src/runtime/ (src/runtime-mutants/task-guard-mutants.ts). @internal
+ * The guard's interface over a runtime: `taskStreamGuard`'s, or a runtime subclass built
+ * outside src/runtime/ (src/runtime-mutants/task-guard-mutants.ts). @internal
  */
 export function guardOver(g: TaskGuardRuntime): TaskStreamGuard {
   return {
