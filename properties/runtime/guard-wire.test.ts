@@ -18,6 +18,7 @@ import {
   mayHoldIdKey,
   responseIn,
   serialize,
+  utf8,
 } from '../../src/runtime/guard-wire.js';
 import { announceSeed, runs } from '../support/seed.js';
 
@@ -147,6 +148,38 @@ describe('guard-wire readers', () => {
   test('isEventStreamType: no content type is no SSE', () => {
     expect(isEventStreamType(null)).toBe(false);
     expect(isEventStreamType(' Text/Event-Stream; charset=utf-8')).toBe(true);
+  });
+
+  // Text as the guard hands it on: mostly ASCII, sometimes not (lone surrogates included).
+  const handedOn = fc.oneof(
+    fc.string({ unit: 'binary-ascii', maxLength: 40 }),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ maxLength: 40 }),
+  );
+  const encoder = new TextEncoder();
+
+  prop.prop([handedOn], { seed, numRuns: runs(1000) })(
+    'utf8 gives exactly the bytes TextEncoder.encode gives (its ASCII shortcut included)',
+    (text) => {
+      expect([...utf8(encoder, text)]).toEqual([...encoder.encode(text)]);
+    },
+  );
+
+  test('the property kills a shortcut that trusts the one-byte array without its check', () => {
+    const trusting = (text: string): Uint8Array => {
+      const bytes = new Uint8Array(text.length);
+      encoder.encodeInto(text, bytes);
+      return bytes;
+    };
+    const result = fc.check(
+      fc.property(handedOn, (text) => {
+        const want = encoder.encode(text);
+        const got = trusting(text);
+        return got.length === want.length && got.every((b, i) => b === want[i]);
+      }),
+      { seed, numRuns: runs(1000) },
+    );
+    expect(result.failed, `the trusting shortcut survived (seed ${seed})`).toBe(true);
   });
 
   test('serialize: an event without an id is written without an id line', () => {

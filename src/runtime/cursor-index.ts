@@ -18,6 +18,11 @@ export class CursorIndex {
   /** The track that remembered last; the map holds `lazyKey` for it, not yet its last id. */
   private lazy: Track | null = null;
   private lazyKey: string | null = null;
+  /**
+   * The keys of the map by {@link keyClass}: an id whose class holds none is no key, found
+   * without hashing it (`map.has` hashes every new id string: one per event, on every stream).
+   */
+  private readonly classes = new Int32Array(64);
 
   /** The stream whose last delivered id is `lastEventId` (`undefined`: none). */
   holding(lastEventId: string): Track | undefined {
@@ -35,20 +40,20 @@ export class CursorIndex {
     this.lazy = null;
     const key = this.lazyKey!;
     if (track.lastId === key) return;
-    if (this.map.get(key) === track) this.map.delete(key);
-    this.map.set(track.lastId!, track);
+    if (this.map.get(key) === track) this.drop(key);
+    this.put(track.lastId!, track);
   }
 
   /** Drops the id a track holds, unless a later stream holds it now. */
   forget(track: Track): void {
     this.catchUp();
     if (track.lastId !== null && this.map.get(track.lastId) === track)
-      this.map.delete(track.lastId);
+      this.drop(track.lastId);
   }
 
   /** Whether the map holds `id`: a lazy write would leave its entry to another stream. */
   protected taken(id: string): boolean {
-    return this.map.has(id);
+    return this.classes[keyClass(id)]! > 0 && this.map.has(id);
   }
 
   /** `track` delivered `id` (it becomes the track's `lastId`). */
@@ -60,8 +65,25 @@ export class CursorIndex {
     }
     this.forget(track);
     track.lastId = id;
-    this.map.set(id, track);
+    this.put(id, track);
     this.lazy = track;
     this.lazyKey = id;
   }
+
+  /** `map.set`, keeping {@link classes}. */
+  private put(key: string, track: Track): void {
+    if (!this.map.has(key)) this.classes[keyClass(key)]!++;
+    this.map.set(key, track);
+  }
+
+  /** `map.delete` of a key the map holds, keeping {@link classes}. */
+  private drop(key: string): void {
+    this.map.delete(key);
+    this.classes[keyClass(key)]!--;
+  }
+}
+
+/** An id's class for {@link CursorIndex}'s `classes`: of its length and its last character. */
+function keyClass(id: string): number {
+  return (id.length * 7 + (id.charCodeAt(id.length - 1) | 0)) & 63;
 }

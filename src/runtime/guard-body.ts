@@ -18,6 +18,7 @@ import {
   mayHoldIdKey,
   responseIn,
   serialize,
+  utf8,
   type AckStatement,
 } from './guard-wire.js';
 
@@ -426,7 +427,7 @@ export class GuardBody {
       const text = this.out.length === 1 ? this.out[0]! : this.out.join('');
       this.out = [];
       if (text.length > 0) {
-        controller.enqueue(this.encoder.encode(text));
+        controller.enqueue(utf8(this.encoder, text));
         return;
       }
       if (this.failure) {

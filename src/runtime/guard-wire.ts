@@ -59,6 +59,17 @@ export function serialize(e: EventSourceMessage): string {
   return out + '\n';
 }
 
+/**
+ * `encoder.encode(text)`, cheaper for ASCII text (what a guarded stream almost always hands on):
+ * written into an array of one byte per character, which holds the whole text only when every
+ * character is ASCII (any other takes two bytes or more); else encoded as usual.
+ */
+export function utf8(encoder: InstanceType<typeof TextEncoder>, text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  if (encoder.encodeInto(text, bytes).read === text.length) return bytes;
+  return encoder.encode(text);
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
