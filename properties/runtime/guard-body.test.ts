@@ -163,6 +163,18 @@ describe('a body the application gives up', () => {
   });
 });
 
+describe('a response to another request', () => {
+  test('is withheld: its id goes on alone (an id-only event), and without an id nothing goes on', async () => {
+    const other = { ...RESULT, id: 2 };
+    const { text, error, failures } = await handedOn([
+      ev(1) + ev(2, other) + ev(null, other) + ev(3, RESULT),
+    ]);
+    expect(error).toBeNull();
+    expect(text).toBe(ev(1) + 'id: 2\ndata: \n\n' + ev(3, RESULT));
+    expect(failures).toEqual([]);
+  });
+});
+
 describe('an id-less response (a server that sends no ids)', () => {
   test('is traced as the response and ends the call: the stream owes nothing when it ends', async () => {
     const { text, error, trace, failures } = await handedOn([ev(null, { a: 1 }), ev(null, RESULT)]);
