@@ -33,6 +33,9 @@ const RUNTIME_FAST = [
   'properties/runtime/call-settlement.test.ts',
   // The wire readers' own contracts (guard-wire.ts), apart from what the body reader filters.
   'properties/runtime/guard-wire.test.ts',
+  // The body's own bookkeeping (guard-body.ts): text as it came or written anew, the tail's
+  // bound, the `id"` count, a body the application gives up.
+  'properties/runtime/guard-body.test.ts',
 ];
 
 /**

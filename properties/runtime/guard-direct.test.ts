@@ -735,6 +735,8 @@ describe('cursors and ids the guard cannot read', () => {
     expect((error as Error).message).toBe(
       'event id "zz" carries no readable sequence: continuity cannot be proven',
     );
+    // (The call was not answered: its resumption failed, not its call.)
+    expect((error as StreamResumptionError).outcome).toBe('resumption-failed');
     expect(text).not.toContain('zz');
     expect(g.failures).toEqual([error]);
   });

@@ -438,21 +438,26 @@ export class GuardBody {
       }
       const read = this.reader.read();
       const timed = this.timedRead(read);
-      let result: ReadResult | 'idle';
+      let result: ReadResult | 'idle' | { broken: unknown };
       try {
         result = await timed.result;
       } catch (e) {
-        if (this.isEnded && this.failure) return; // given up while the read was pending
-        this.ended('disconnect');
-        this.failWith(controller, this.failure ?? e);
-        return;
+        result = { broken: e };
       } finally {
         timed.clear();
       }
-      if (this.isEnded && this.failure) return; // given up while the read was pending
+      // Given up or cancelled while the read was pending: nothing it brought is judged (the
+      // stream's disconnect is recorded; an event after it would move the cursor past what the
+      // reader got), and its controller is closed already.
+      if (this.isEnded) return;
       if (result === 'idle') {
         read.catch(() => {});
         return this.idle(controller);
+      }
+      // The source broke: the body ends with the failure its disconnect made, else the error.
+      if ('broken' in result) {
+        this.ended('disconnect');
+        return this.failWith(controller, this.failure ?? result.broken);
       }
       if (result.done) return this.done(controller);
       this.feed(this.decoder.push(result.value));
