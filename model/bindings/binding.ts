@@ -15,6 +15,27 @@
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
 
+/**
+ * A JSON value in a bad-input message, briefly (objects and arrays are named, not printed):
+ * what every binding's messages quote.
+ */
+export function showWire(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** An optional object field of a fact: `undefined` when absent, else a {@link WireFactError} unless an object. */
+export function wireObject(value: unknown, field: string): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new WireFactError(`${field} must be an object, got ${showWire(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
 /** One recorded wire fact: a JSON object with a `type`. */
 export type WireFact = Readonly<Record<string, unknown>>;
 
@@ -68,6 +89,16 @@ export interface Binding {
    * then gives each value its own translator and machine. Absent: one recording, one stream.
    */
   readonly partitionBy?: string;
+  /**
+   * Which lines of a partitioned recording start a call, name their stream as the receiver's
+   * (events), or end a call, and the stream a line names (src/trace/task-partition.ts). Absent
+   * under `partitionBy`: no partition.
+   */
+  readonly partition?: PartitionLines;
+  /** The variant this binding is of its family (`a2a`: its era), when it has variants. */
+  readonly variant?: string;
+  /** The binding's variants (`a2a`: its eras), chosen by a binding line field or an option. */
+  readonly variants?: BindingVariants;
   /** A fresh translator for one recording; absent when the native format is the binding's. */
   translator?(): BindingTranslator;
   /**
@@ -76,6 +107,35 @@ export interface Binding {
    * on a trace of this binding rewords them. Absent: the machine's words, as they are.
    */
   phrase?(code: ReasonCode, text: string): string;
+}
+
+/** The lines of a partitioned recording, by role (see {@link Binding.partition}). */
+export interface PartitionLines {
+  /** Line types that start a call (a resume or an opening) of the stream they name. */
+  readonly calls: readonly string[];
+  /** Line types the receiver sends, naming their stream (an event of an unknown stream is the open call's). */
+  readonly events: readonly string[];
+  /** Line types that end the answer to a call. */
+  readonly ends: readonly string[];
+  /**
+   * The stream a line names, `null` when it names none. Throws a {@link WireFactError} for a
+   * bad name; a call or event line that must name one throws when it does not.
+   */
+  keyOf(fact: WireFact): string | null;
+  /** The stream an answer line hints at when it names none itself (an error's data). */
+  hintOf?(fact: WireFact): string | undefined;
+}
+
+/** A binding's variants: the binding line's field and the option that choose one. */
+export interface BindingVariants {
+  /** The binding line's field (`era`). */
+  readonly field: string;
+  /** The command-line option (`--a2a-era`). */
+  readonly option: string;
+  /** Every value, the default first. */
+  readonly values: readonly string[];
+  /** The binding of a value (one of `values`). */
+  of(value: string): Binding;
 }
 
 /** The machine's reason in `binding`'s words (./binding.ts, `phrase`). */

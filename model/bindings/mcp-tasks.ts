@@ -45,7 +45,15 @@
 import type { Observation } from '../observations.js';
 import type { ReasonCode } from '../outcomes.js';
 import { MOMENT_SOURCE, momentOf } from '../reasons.js';
-import { WireFactError, type Binding, type BindingTranslator, type WireFact } from './binding.js';
+import {
+  showWire,
+  wireObject,
+  WireFactError,
+  type Binding,
+  type BindingTranslator,
+  type PartitionLines,
+  type WireFact,
+} from './binding.js';
 
 /** The commit of modelcontextprotocol/modelcontextprotocol whose SEP-2694 text is modelled. */
 export const SEP_2694_COMMIT = 'e695539c7c0e65c2b5412092df9a1e14191070cb';
@@ -105,14 +113,7 @@ export const SEP_2694_RULES: TasksRules = {
   knownEnd: 'later',
 };
 
-/** A JSON value in an error message, briefly (objects and arrays are named, not printed). */
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object' && value !== null) return 'an object';
-  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
+const show = showWire;
 
 /** A sequence number or a cursor: a non-negative safe integer, as SEP-2694 requires. */
 function sequence(value: unknown, field: string): number {
@@ -133,13 +134,7 @@ export function taskIdOf(fact: WireFact): string {
   return v;
 }
 
-function objectOr(value: unknown, field: string): Record<string, unknown> | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new WireFactError(`${field} must be an object, got ${show(value)}`);
-  }
-  return value as Record<string, unknown>;
-}
+const objectOr = wireObject;
 
 /** An error answer, read: the HTTP status, the JSON-RPC error code, and `events_gone`. */
 interface ErrorAnswer {
@@ -209,7 +204,7 @@ export interface TaskNote {
 export const JSONRPC_ERROR_STATUS = 502;
 
 /** `o` with a note for the checker (the machine reads only the observation's own fields). */
-function noted(o: Observation, note: TaskNote): Observation {
+export function noted(o: Observation, note: TaskNote): Observation {
   return Object.assign(o, note);
 }
 
@@ -549,6 +544,20 @@ export function taskPhrase(code: ReasonCode, text: string): string {
   return text;
 }
 
+/** The roles of the task lines in a recording of several tasks (src/trace/task-partition.ts). */
+const TASK_PARTITION: PartitionLines = {
+  calls: ['tasks/stream'],
+  events: ['tasks/event'],
+  ends: ['tasks/result', 'tasks/error', 'disconnect'],
+  keyOf: (fact) =>
+    fact['type'] === 'tasks/stream' || fact['type'] === 'tasks/event' ? taskIdOf(fact) : null,
+  // An error may say its task in its data (events_gone does).
+  hintOf: (fact) => {
+    const data = (fact['error'] as { data?: { taskId?: unknown } } | undefined)?.data;
+    return typeof data?.taskId === 'string' ? data.taskId : undefined;
+  },
+};
+
 /** A task-stream binding with the given rules (the mutants flip one each). */
 export function tasksBinding(rules: TasksRules): Binding {
   return {
@@ -559,6 +568,7 @@ export function tasksBinding(rules: TasksRules): Binding {
     nativeLines: ['idle-timeout', 'disconnect', 'decision'],
     // A recording may interleave several tasks: each is judged with its own machine.
     partitionBy: 'taskId',
+    partition: TASK_PARTITION,
     translator: () => new TasksTranslator(rules),
     phrase: taskPhrase,
   };

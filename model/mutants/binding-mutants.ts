@@ -1,12 +1,14 @@
 /**
- * Deliberately wrong task-stream bindings: each flips one named rule of SEP_2694_RULES
- * (model/bindings/mcp-tasks.ts), the way a client of SEP-2694 could get it wrong. The corpus of
+ * Deliberately wrong bindings: each task-stream mutant flips one named rule of SEP_2694_RULES
+ * (model/bindings/mcp-tasks.ts), the way a client of SEP-2694 could get it wrong; each A2A
+ * mutant one rule of `a2aRules` (model/bindings/a2a.ts). The corpus of
  * task traces (properties/corpus/tasks-*) kills each (properties/trace/tasks-binding.test.ts).
  */
 import type { Binding } from '../bindings/binding.js';
 import type { ClientBehaviour } from '../world/client.js';
 import type { Subject } from '../world/property.js';
 import { SEP_2694_RULES, tasksBinding, type TasksRules } from '../bindings/mcp-tasks.js';
+import { a2aBinding, a2aRules, type A2aRules } from '../bindings/a2a.js';
 
 /** One mutant of a binding. */
 export interface BindingMutant {
@@ -83,5 +85,48 @@ export const CORPUS_BINDING_MUTANTS: readonly BindingMutant[] = [
     'tasks-recovery-from-earliest-seq',
     'judges a call without after, once an events_gone told earliestSeq, always from earliestSeq - 1: after a first recovery delivered seqs past it, a second call without after reads the next new seq as a skip',
     { knownEnd: 'gone' },
+  ),
+];
+
+/** One mutant of the A2A binding: it flips one named rule of {@link a2aRules} in one era. */
+export interface A2aBindingMutant {
+  /** Short stable name, used in test names. */
+  name: string;
+  /** What is wrong with it, in one sentence. */
+  description: string;
+  /** The rules it runs with (the era's, one flipped). */
+  rules: A2aRules;
+  binding: Binding;
+}
+
+function a2aMutant(name: string, description: string, flip: Partial<A2aRules>): A2aBindingMutant {
+  const rules = { ...a2aRules('dev-1.1'), ...flip };
+  return { name, description, rules, binding: a2aBinding(rules) };
+}
+
+/**
+ * The A2A binding mutants, each in era `dev-1.1` (where a client can prove anything). The A2A
+ * corpus (properties/corpus/a2a-*) kills each (properties/trace/a2a-binding.test.ts).
+ */
+export const A2A_BINDING_MUTANTS: readonly A2aBindingMutant[] = [
+  a2aMutant(
+    'a2a-error-on-http-status',
+    'classifies an error answer on its HTTP status first: the JS SDK sends TaskNotFoundError (-32001) with HTTP 200, which then reads as an empty 200 stream, a poll, not a lost task',
+    { classifyOn: 'status' },
+  ),
+  a2aMutant(
+    'a2a-duplicate-is-rewind',
+    'does not drop an update whose generation is at or below the cursor: the repeat the live tap sends after a snapshot that folded it breaks the stream',
+    { duplicate: 'forward' },
+  ),
+  a2aMutant(
+    'stops-on-duplicate-generation',
+    "follows the dev-1.1 fallback literally: two identical consecutive generations (the snapshot and the tap's repeat of it) make it stop using generation for the interaction, so the next gap goes unseen",
+    { sameGeneration: 'stop' },
+  ),
+  a2aMutant(
+    'a2a-snapshot-ignored',
+    'takes the snapshot that answers SubscribeToTask as a bare 200: a snapshot that already folded the update the tap then sends again lets that repeat prove the resume (the seam duplicate counted twice)',
+    { snapshot: 'ignored' },
   ),
 ];

@@ -320,7 +320,7 @@ describe('choosing the binding', () => {
       [
         tasks,
         ['--binding', 'mcp-grpc'],
-        /^check: unknown --binding "mcp-grpc" \(expected one of mcp-sse, mcp-tasks\)\n$/,
+        /^check: unknown --binding "mcp-grpc" \(expected one of mcp-sse, mcp-tasks, a2a\)\n$/,
       ],
       [
         tasks,

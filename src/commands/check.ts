@@ -3,7 +3,7 @@
  * implementation (format v1, docs/trace-format.md), decides every reconnect with the client
  * machine, and compares with what the implementation decided.
  */
-import { BINDING_NAMES, bindingNamed } from '../../model/bindings/index.js';
+import { A2A_ERAS, BINDING_NAMES, bindingNamed, type A2aEra } from '../../model/bindings/index.js';
 import { parseCommandArgs, UsageError, type Command } from './cli-kit.js';
 import { corpusFallback } from '../docs-gen/corpus-path.js';
 import { TraceChecker } from '../trace/checker.js';
@@ -33,7 +33,7 @@ function heldOutput(out: Write) {
 }
 
 const HELP = `Usage: mcp-resumption check FILE [--json] [--strict] [--id-pattern REGEX] [--proof-budget MS]
-                             [--binding mcp-sse|mcp-tasks]
+                             [--binding mcp-sse|mcp-tasks|a2a] [--a2a-era 1.0|dev-1.1|1986]
 
 Checks a trace recorded from an MCP client: did it ever accept a reconnect it could not
 prove? Every reconnect is decided by the rules of docs/spec.md ("The rules"; mcp-resumption
@@ -86,6 +86,26 @@ mcp-tasks reads MCP task event streams (SEP-2694 draft) instead:
   without taskId (result, error, keepalive, disconnect, idle-timeout, decision) belongs to the
   one task it can, else it needs "taskId" (bad input without it).
 
+A first line {"type":"binding","name":"a2a","era":"dev-1.1"} or --binding a2a reads A2A task
+streams (docs/a2a.md), in one era: 1.0 (the default: no generation, no cursor: every
+SubscribeToTask fails at rule 0), dev-1.1 (per-task generation: the snapshot's generation g
+is floor g+1 and head g), 1986 (epic #1986 as proposed: SubscribeToTask with afterGeneration,
+replay or gap). --a2a-era ERA chooses it (and implies --binding a2a); a binding line's era
+that differs is bad input. Lines, per task as under mcp-tasks:
+  {"type":"a2a/send","taskId":"t1"}               SendStreamingMessage (v0.3 message/stream): opens
+  {"type":"a2a/subscribe","taskId":"t1"}          SubscribeToTask (v0.3 tasks/resubscribe): a
+                                                  reconnect; era 1986 also "afterGeneration":N
+  {"type":"a2a/frame","data":{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t1",
+   "generation":5}}}}                             one SSE data payload as received: JSON-RPC,
+                                                  REST (the StreamResponse alone) or v0.3 ("kind")
+  {"type":"a2a/end"}                              the stream closed
+  {"type":"a2a/error","status":200,"error":{"code":-32001}}
+                                                  an error answer, classified on the JSON-RPC
+                                                  body (the SDK sends HTTP 200): -32001 session
+                                                  lost; -32004 on a subscribe: the task ended
+                                                  while away (rule 3), on a send: no streaming
+  plus keepalive, idle-timeout, disconnect and decision lines as above.
+
 Expected outcome: the first of resumed, resumption-failed or session-lost that the machine
 reaches in the window; delayed if it stays delayed until the window closes (with --proof-budget,
 for at most that budget from the episode's first reconnect: rule 7.4); a reconnect still
@@ -115,8 +135,10 @@ Options:
                       an earlier line's "t", is then bad input; wins over a binding line's
                       proofBudget. Default: no budget, an episode is judged when its window
                       closes, and "t" is not checked
-  --binding NAME      mcp-sse (default) or mcp-tasks; a trace's binding line that names another
-                      binding is bad input (exit 2)
+  --binding NAME      mcp-sse (default), mcp-tasks or a2a; a trace's binding line that names
+                      another binding is bad input (exit 2)
+  --a2a-era ERA       the A2A era: 1.0 (default), dev-1.1 or 1986; implies --binding a2a; a
+                      binding line with another era is bad input (exit 2)
 
 Exit status: 0 no violation; 1 an unsafe-accept, a break or a cursor ahead (with --strict also
 false-alarm, misclassified, a dropped call); 2 bad input, one line naming the line: a line longer than 64 Mi
@@ -141,6 +163,7 @@ export const checkCommand: Command = {
         'id-pattern': { type: 'string' },
         'proof-budget': { type: 'string' },
         binding: { type: 'string' },
+        'a2a-era': { type: 'string' },
       },
       true,
     );
@@ -169,11 +192,26 @@ export const checkCommand: Command = {
       }
       proofBudget = Number(budgetText);
     }
-    const binding = values.binding;
+    let binding = values.binding;
     if (typeof binding === 'string' && bindingNamed(binding) === undefined) {
       throw new UsageError(
         `check: unknown --binding ${JSON.stringify(binding)} (expected one of ${BINDING_NAMES.join(', ')})`,
       );
+    }
+    // --a2a-era chooses the A2A binding's era, and implies --binding a2a.
+    const era = values['a2a-era'];
+    if (typeof era === 'string') {
+      if (binding !== undefined && binding !== 'a2a') {
+        throw new UsageError(
+          `check: --a2a-era applies to --binding a2a, not ${JSON.stringify(binding)}`,
+        );
+      }
+      if (!A2A_ERAS.includes(era as A2aEra)) {
+        throw new UsageError(
+          `check: --a2a-era must be one of ${A2A_ERAS.join(', ')}, got ${JSON.stringify(era)}`,
+        );
+      }
+      binding = 'a2a';
     }
     if (source === '-' && !io.stdin) throw new UsageError('check: no standard input to read');
     const out = heldOutput(io.out);
@@ -188,6 +226,7 @@ export const checkCommand: Command = {
         strict: values.strict === true,
         ...(proofBudget !== undefined ? { proofBudget } : {}),
         ...(typeof binding === 'string' ? { binding } : {}),
+        ...(typeof era === 'string' ? { variant: era } : {}),
       },
       render,
     );

@@ -44,12 +44,18 @@ export interface BindingHeader {
   binding: Binding;
   /** `proofBudget` of the header, in ms, when it states one. */
   proofBudget?: number;
+  /** The variant the line states (`a2a`: its `era`), when it states one. */
+  variant?: string;
 }
 
-/** A binding speaks through facts a client records; timers and id-less data stay native. */
+/**
+ * A binding speaks through facts a client records; timers stay native. Id-less data is a
+ * binding's too: an A2A 1.0 update names no position (DATA).
+ */
 const BINDING_EMITS: ReadonlySet<string> = new Set([
   'OPEN',
   'EVENT',
+  'DATA',
   'KEEPALIVE',
   'END',
   'RECONNECT',
@@ -160,13 +166,27 @@ export function readBindingHeader(text: string, line: number): BindingHeader | n
       `unknown binding ${show(name)} in the binding line (expected one of ${BINDING_NAMES.join(', ')})`,
     );
   }
+  const header: BindingHeader = { binding };
+  const variants = binding.variants;
+  const variant = variants === undefined ? undefined : obj[variants.field];
+  if (variants !== undefined && variant !== undefined && variant !== null) {
+    if (typeof variant !== 'string' || !variants.values.includes(variant)) {
+      throw new TraceInputError(
+        line,
+        `binding line ${variants.field} must be one of ${variants.values.join(', ')} under binding ${binding.name}, got ${show(variant)}`,
+      );
+    }
+    header.binding = variants.of(variant);
+    header.variant = variant;
+  }
   const budget = obj['proofBudget'];
-  if (budget === undefined || budget === null) return { binding };
+  if (budget === undefined || budget === null) return header;
   if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) {
     throw new TraceInputError(
       line,
       `binding line proofBudget must be a non-negative number of ms, got ${show(budget)}`,
     );
   }
-  return { binding, proofBudget: budget };
+  header.proofBudget = budget;
+  return header;
 }

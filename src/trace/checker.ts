@@ -70,10 +70,19 @@ export interface CheckOptions {
    * names it too; when both are given and differ, the trace is bad input.
    */
   binding?: string | Binding;
+  /**
+   * The variant of the binding (`a2a`: its era, `1.0`, `dev-1.1` or `1986`), as `--a2a-era`
+   * gives it. A binding line that states another is bad input; without either, the binding's
+   * default (the first of its variants).
+   */
+  variant?: string;
 }
 
 /** The binding of the options: a binding, a known name, or none (the trace's line, or mcp-sse). */
-function bindingOf(b: string | Binding | undefined): Binding | undefined {
+function bindingOf(
+  b: string | Binding | undefined,
+  variant: string | undefined,
+): Binding | undefined {
   if (b === undefined || typeof b !== 'string') return b;
   const found = bindingNamed(b);
   if (found === undefined) {
@@ -81,7 +90,16 @@ function bindingOf(b: string | Binding | undefined): Binding | undefined {
       `unknown binding ${JSON.stringify(b)} (expected one of ${BINDING_NAMES.join(', ')})`,
     );
   }
-  return found;
+  if (variant === undefined) return found;
+  const variants = found.variants;
+  if (variants === undefined || !variants.values.includes(variant)) {
+    throw new Error(
+      variants === undefined
+        ? `binding ${found.name} has no variants, got ${JSON.stringify(variant)}`
+        : `${variants.option} must be one of ${variants.values.join(', ')}, got ${JSON.stringify(variant)}`,
+    );
+  }
+  return variants.of(variant);
 }
 
 /**
@@ -97,6 +115,8 @@ export class TraceChecker implements JudgeShared {
   budget: number | undefined;
   /** The binding chosen by the options, if any (a binding line must then agree). */
   private readonly chosen: Binding | undefined;
+  /** The options named the variant (or gave a binding object): a binding line may not change it. */
+  private readonly variantFixed: boolean;
   /** Reads a line under a non-native binding; `undefined`: native lines (`mcp-sse`). */
   private readLine: LineReader | undefined;
   /** The binding the trace is read under: its words phrase the machine's reasons. */
@@ -134,7 +154,10 @@ export class TraceChecker implements JudgeShared {
       );
     }
     this.budget = options.proofBudget;
-    this.chosen = bindingOf(options.binding);
+    this.chosen = bindingOf(options.binding, options.variant);
+    this.variantFixed =
+      options.variant !== undefined ||
+      (options.binding !== undefined && typeof options.binding !== 'string');
     this.binding = this.chosen ?? mcpSse;
   }
 
@@ -194,7 +217,7 @@ export class TraceChecker implements JudgeShared {
   private readHeader(text: string): boolean {
     const header = readBindingHeader(text, 1);
     if (header === null) return false;
-    const { binding, proofBudget } = header;
+    const { binding, proofBudget, variant } = header;
     if (this.chosen === undefined) {
       this.binding = binding;
     } else if (this.chosen.name !== binding.name) {
@@ -202,6 +225,14 @@ export class TraceChecker implements JudgeShared {
         1,
         `the binding line says ${binding.name}, but the binding chosen (--binding) is ${this.chosen.name}`,
       );
+    } else if (variant !== undefined && this.variantFixed && variant !== this.chosen.variant) {
+      const field = binding.variants?.field ?? 'variant';
+      throw new TraceInputError(
+        1,
+        `the binding line says ${field} ${variant}, but the one chosen (${binding.variants?.option ?? '--binding'}) is ${this.chosen.variant ?? 'none'}`,
+      );
+    } else if (variant !== undefined && !this.variantFixed) {
+      this.binding = binding;
     }
     // A budget given by the caller (--proof-budget) wins over the trace's.
     if (this.budget === undefined) this.budget = proofBudget;

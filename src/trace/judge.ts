@@ -347,7 +347,9 @@ export class StreamJudge {
         break;
       }
       case 'DATA':
-        if (this.shared.notes.length === 0) this.shared.notes.push(`line ${line}: ${IDLESS_NOTE}`);
+        // The note is about the native format's change in 0.2; a binding's DATA is its own.
+        if (this.native && this.shared.notes.length === 0)
+          this.shared.notes.push(`line ${line}: ${IDLESS_NOTE}`);
         this.openStreamIfNone(line);
         break;
       default:

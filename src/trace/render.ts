@@ -25,11 +25,24 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** The words a report is printed in: the native (SSE) vocabulary, or a task stream's. */
-export type Words = 'sse' | 'tasks';
+/** The words a report is printed in: the native (SSE) vocabulary, a task stream's, or A2A's. */
+export type Words = 'sse' | 'tasks' | 'a2a';
 
-/** The words of a binding: `mcp-tasks` speaks of tasks, `after` and `seq`; others of SSE. */
-export const wordsOf = (binding: string): Words => (binding === 'mcp-tasks' ? 'tasks' : 'sse');
+/**
+ * The words of a binding: `mcp-tasks` speaks of tasks, `after` and `seq`; `a2a` of
+ * `SubscribeToTask` and generations; others of SSE.
+ */
+export const wordsOf = (binding: string): Words =>
+  binding === 'mcp-tasks' ? 'tasks' : binding === 'a2a' ? 'a2a' : 'sse';
+
+/** The head line of a reconnect under `a2a`: the `SubscribeToTask` as it was made. */
+function a2aCall(r: ReconnectReport): string {
+  const call = `SubscribeToTask for task ${r.stream ?? '?'}`;
+  if (r.after !== undefined && r.after !== null) return `${call} with afterGeneration ${r.after}`;
+  return r.cursor === null
+    ? `${call} (no cursor: the wire carries none, and the client holds no generation)`
+    : `${call} (the client's generation ${r.cursor}; the wire carries no cursor)`;
+}
 
 /** The head line of a reconnect under `mcp-tasks`: the call as it was made. */
 function taskCall(r: ReconnectReport): string {
@@ -51,7 +64,9 @@ export function renderReconnect(r: ReconnectReport, words: Words = 'sse'): strin
   return [
     words === 'tasks'
       ? `line ${r.line}: ${taskCall(r)}`
-      : `line ${r.line}: reconnect with ${cursor}${stream}`,
+      : words === 'a2a'
+        ? `line ${r.line}: ${a2aCall(r)}`
+        : `line ${r.line}: reconnect with ${cursor}${stream}`,
     `  expected  ${r.expected} (${rule}decided at line ${r.decidedAt})`,
     `  actual    ${actual}`,
     `  verdict   ${r.verdict}`,
@@ -62,7 +77,7 @@ export function renderReconnect(r: ReconnectReport, words: Words = 'sse'): strin
 
 /** A break as one line. */
 export function renderBreak(b: BreakReport, words: Words = 'sse'): string {
-  if (words === 'tasks')
+  if (words !== 'sse')
     return `line ${b.line}: break in the stream of task ${b.stream ?? '?'}: ${b.reason}\n`;
   const stream = b.stream === undefined ? '' : ` (stream ${b.stream})`;
   return `line ${b.line}: break: expected id ${b.expected}, got ${b.got}${stream}: ${b.reason}\n`;
@@ -73,6 +88,9 @@ export function renderCursorAhead(c: CursorAheadReport, words: Words = 'sse'): s
   if (words === 'tasks') {
     return `line ${c.line}: after ahead: tasks/stream for task ${c.stream ?? '?'} with after ${c.cursor}, but the last seq received was ${c.lastReceived} and no events_gone told a gap; the client skips events itself\n`;
   }
+  if (words === 'a2a') {
+    return `line ${c.line}: afterGeneration ahead: SubscribeToTask for task ${c.stream ?? '?'} with afterGeneration ${c.cursor}, but the last generation received was ${c.lastReceived}; the client skips updates itself\n`;
+  }
   const stream = c.stream === undefined ? '' : ` on stream ${c.stream}`;
   return `line ${c.line}: cursor ahead: reconnect with cursor ${c.cursor}${stream}, but the last id received was ${c.lastReceived}; the client skips events itself\n`;
 }
@@ -82,11 +100,21 @@ export function renderSummary(s: CheckSummary, exitCode: number, words: Words = 
   const expected = OUTCOMES.map((o) => `${s.expected[o]} ${o}`).join(', ');
   const verdicts = VERDICTS.map((v) => `${s.verdicts[v]} ${v}`).join(', ');
   const tasks = words === 'tasks';
+  const calls =
+    words === 'a2a'
+      ? plural(s.reconnects, 'SubscribeToTask call')
+      : plural(s.reconnects, tasks ? 'resume call' : 'reconnect');
+  const ahead =
+    words === 'a2a'
+      ? `${s.cursorAhead} afterGeneration ahead`
+      : tasks
+        ? `${s.cursorAhead} after ahead`
+        : `${plural(s.cursorAhead, 'cursor', 'cursors')} ahead`;
   return [
-    `summary: ${plural(s.lines, 'line')}, ${tasks ? plural(s.reconnects, 'resume call') : plural(s.reconnects, 'reconnect')}`,
+    `summary: ${plural(s.lines, 'line')}, ${calls}`,
     `  expected  ${expected}`,
     `  verdicts  ${verdicts}`,
-    `  ${plural(s.breaks, 'break')}, ${tasks ? `${s.cursorAhead} after ahead` : `${plural(s.cursorAhead, 'cursor', 'cursors')} ahead`}`,
+    `  ${plural(s.breaks, 'break')}, ${ahead}`,
     ...(s.dropped ?? []).map(
       (d) =>
         `  dropped call: line ${d.line}: the stream ended after id ${d.cursor} without its response, and the client never reconnected (change the client: reconnect with Last-Event-ID, or fail the call)`,

@@ -5,6 +5,10 @@
  * (model/bindings/mcp-tasks.ts) and its own machine (./judge.ts), and every line goes to the
  * task it belongs to, in one report.
  *
+ * The binding says which of its lines are calls, events and ends, and which task a line names
+ * (`partition` of model/bindings/binding.ts); the words below are `mcp-tasks`' (`a2a`: `a2a/send`
+ * and `a2a/subscribe` are calls, `a2a/frame` an event, `a2a/end` and `a2a/error` ends).
+ *
  * Which task a line belongs to:
  * - a `tasks/stream` and a `tasks/event` name theirs (`taskId`);
  * - an event of a task no line named before comes on the answer to some call: the one call
@@ -17,8 +21,8 @@
  *   one task whose resume awaits a decision (else the one whose resume is being judged). When
  *   two or more could, the line names no task where one is needed: bad input.
  */
-import type { Binding, BindingTranslator } from '../../model/bindings/index.js';
-import { taskIdOf, WireFactError, type WireFact } from '../../model/bindings/index.js';
+import type { Binding, BindingTranslator, PartitionLines } from '../../model/bindings/index.js';
+import { WireFactError, type WireFact } from '../../model/bindings/index.js';
 import {
   isObservation,
   translateFact,
@@ -50,12 +54,14 @@ interface TaskSlot {
   judge: StreamJudge;
 }
 
-/** Line types that end the answer to a task's call. */
-const ENDS_CALL: ReadonlySet<string> = new Set(['tasks/result', 'tasks/error', 'disconnect']);
-
 /** Reads a trace of interleaved tasks; each task is judged by its own {@link StreamJudge}. */
 export class TaskPartition {
   private readonly vocabulary: Vocabulary;
+  /** The roles of the binding's lines: calls, events, ends (model/bindings/binding.ts). */
+  private readonly roles: PartitionLines;
+  private readonly calls: ReadonlySet<string>;
+  private readonly events: ReadonlySet<string>;
+  private readonly ends: ReadonlySet<string>;
   private readonly slots = new Map<string, TaskSlot>();
   /** Lines before any task was named (a keepalive first, say): adopted by the first task. */
   private unnamed: TaskSlot | null = null;
@@ -71,6 +77,15 @@ export class TaskPartition {
     private readonly idPattern: IdPattern | undefined,
   ) {
     this.vocabulary = vocabularyOf(binding);
+    if (binding.partition === undefined) {
+      throw new Error(
+        `binding ${binding.name} partitions by ${field} but declares no partition roles`,
+      );
+    }
+    this.roles = binding.partition;
+    this.calls = new Set(this.roles.calls);
+    this.events = new Set(this.roles.events);
+    this.ends = new Set(this.roles.ends);
   }
 
   /** The number of tasks held (bounded by {@link MAX_TASKS}). */
@@ -102,16 +117,17 @@ export class TaskPartition {
     } else {
       slot.judge.take(parseTraceObject(obj, line, this.idPattern, readTime), line);
     }
-    if (type === 'tasks/stream') this.open.add(slot);
-    else if (ENDS_CALL.has(type as string)) this.open.delete(slot);
+    if (this.calls.has(type as string)) this.open.add(slot);
+    else if (this.ends.has(type as string)) this.open.delete(slot);
     if (slot.judge.current !== null) this.resumed.add(slot);
   }
 
   /** The task `line` belongs to (see the module comment). */
   private slotOf(obj: Record<string, unknown>, type: string, line: number): TaskSlot {
-    if (type === 'tasks/stream') return this.slotFor(this.named(obj, line), line);
-    if (type === 'tasks/event') {
-      const task = this.named(obj, line);
+    const key = this.vocabulary.own.has(type) ? this.named(obj, line) : null;
+    if (this.calls.has(type) && key !== null) return this.slotFor(key, line);
+    if (this.events.has(type) && key !== null) {
+      const task = key;
       const known = this.slots.get(task);
       if (known !== undefined) return known;
       // An event of a task no line named: the receiver's, on the answer to the call it came on
@@ -121,7 +137,7 @@ export class TaskPartition {
       if (this.open.size === 1) return this.open.values().next().value!;
       throw this.ambiguous(
         line,
-        `tasks/event of task ${show(task)}, which no tasks/stream of this trace called, came while ${this.openWords()}: which call's answer it came on cannot be told`,
+        `${type} of task ${show(task)}, which no ${this.roles.calls.join(' or ')} of this trace called, came while ${this.openWords()}: which call's answer it came on cannot be told`,
       );
     }
     const given = obj[this.field];
@@ -135,16 +151,19 @@ export class TaskPartition {
       return this.slotFor(given, line);
     }
     if (this.slots.size <= 1) return this.slots.values().next().value ?? this.unnamedSlot();
+    if (this.calls.has(type)) {
+      throw this.ambiguous(line, `a ${type} line names no task, and the trace holds several`);
+    }
     return type === 'decision' ? this.decided(line) : this.answered(obj, type, line);
   }
 
   /** The one task whose call a line without a task answers or breaks. */
   private answered(obj: Record<string, unknown>, type: string, line: number): TaskSlot {
     if (this.open.size === 1) return this.open.values().next().value!;
-    // An error may say its task in its data (events_gone does): it settles which open call.
-    const data = (obj['error'] as { data?: { taskId?: unknown } } | undefined)?.data;
-    const said = typeof data?.taskId === 'string' ? this.slots.get(data.taskId) : undefined;
-    if (type === 'tasks/error' && said !== undefined && this.open.has(said)) return said;
+    // An answer may say its task in its data (events_gone does): it settles which open call.
+    const hint = this.roles.hintOf?.(obj as WireFact);
+    const said = hint === undefined ? undefined : this.slots.get(hint);
+    if (said !== undefined && this.open.has(said)) return said;
     throw this.ambiguous(line, `a ${type} line names no task, and ${this.openWords()}`);
   }
 
@@ -177,10 +196,10 @@ export class TaskPartition {
     return `the calls of tasks ${names([...this.open])} are open`;
   }
 
-  /** The task named by a `tasks/stream` or `tasks/event` (bad input unless a non-empty string). */
-  private named(obj: Record<string, unknown>, line: number): string {
+  /** The task a line of the binding's own names (`null`: none; bad input for a bad name). */
+  private named(obj: Record<string, unknown>, line: number): string | null {
     try {
-      return taskIdOf(obj as WireFact);
+      return this.roles.keyOf(obj as WireFact);
     } catch (e) {
       if (e instanceof WireFactError) throw new TraceInputError(line, e.message);
       throw e;

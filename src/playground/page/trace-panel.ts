@@ -30,6 +30,7 @@ const ABOUT: Record<string, string> = {
     'MCP 2025-11-25 Streamable HTTP: SSE events with ids, reconnects with Last-Event-ID, HTTP statuses.',
   'mcp-tasks':
     'SEP-2694 (draft) task event streams: tasks/stream with after, notifications/tasks/event with seq, events_gone.',
+  a2a: 'A2A task streams: SendStreamingMessage, SubscribeToTask, StreamResponse frames; the era (1.0, dev-1.1 generation, #1986 cursor) is on the binding line.',
 };
 
 /** Wires the panel; call once, after the page's elements exist. */
