@@ -42,8 +42,36 @@ function runName(argv) {
   return name.length > 120 ? `${name.slice(0, 100)}-and-more` : name;
 }
 
+/**
+ * The command this run was started by, environment included, for docs/mutation-runs.json: kept in
+ * the JSON report's `config` (Stryker does not warn about an option whose name ends in
+ * `_comment`).
+ */
+function commandLine(argv, env) {
+  const vars = ['MCPR_MUTATION_SUITE', 'MCPR_MUTATION_TEST_TIMEOUT_MS', 'MCPR_SEED']
+    .filter((v) => env[v] !== undefined)
+    .map((v) => `${v}=${env[v]} `)
+    .join('');
+  return `${vars}npx stryker ${argv.slice(2).join(' ')}`.trim();
+}
+
+/**
+ * The task streams' files (SEP-2694), mutated by `npm run mutation:tasks` against their own
+ * suites; docs/mutation.md shows them in a block of their own ("Task streams").
+ */
+export const taskFiles = [
+  'model/bindings/mcp-tasks.ts',
+  'src/runtime/task-stream-fetch.ts',
+  'src/runtime/task-stream-handler.ts',
+  'src/runtime/task-stream-error.ts',
+  'src/runtime/task-guard-track.ts',
+  'src/runtime/task-guard-runtime.ts',
+  'src/runtime/task-event-log.ts',
+];
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 const config = {
+  command_comment: commandLine(process.argv, process.env),
   mutate: [
     'model/guards.ts',
     'model/client-machine.ts',
@@ -80,16 +108,11 @@ const config = {
     'src/runtime/id-only-blocks.ts',
     'src/runtime/machine-track.ts',
     'src/runtime/cursor-index.ts',
+    'src/runtime/session-cursors.ts',
     'src/runtime/replay-fence.ts',
     // Task streams (SEP-2694): the binding and the task runtime, run with their own suites
     // (`npm run mutation:tasks`, MCPR_MUTATION_SUITE=tasks in vitest.mutation.config.ts).
-    'model/bindings/mcp-tasks.ts',
-    'src/runtime/task-stream-fetch.ts',
-    'src/runtime/task-stream-handler.ts',
-    'src/runtime/task-stream-error.ts',
-    'src/runtime/task-guard-track.ts',
-    'src/runtime/task-guard-runtime.ts',
-    'src/runtime/task-event-log.ts',
+    ...taskFiles,
   ],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts' },

@@ -23,6 +23,8 @@ const RUNTIME_FAST = [
   'properties/runtime/machine-track.test.ts',
   'properties/runtime/raw-forwarding.test.ts',
   'properties/runtime/cursor-index.test.ts',
+  // The cursor indexes per session (session-cursors.ts), apart from the loopback R3-1 suite.
+  'properties/runtime/session-cursors.test.ts',
   'properties/runtime/decision-core.test.ts',
   'properties/runtime/response-precheck.test.ts',
   'properties/runtime/guard-ids.test.ts',
@@ -64,6 +66,18 @@ const TASKS_FAST = [
  */
 const CORE_FAST = [...RUNTIME_FAST, 'properties/runtime/task-guard-direct.test.ts'];
 
+/**
+ * `MCPR_MUTATION_TEST_TIMEOUT_MS` overrides the fast selections' test bound (below) for a run on a
+ * loaded machine: a test that runs out of its bound fails, which Stryker counts as the mutant
+ * killed, so a bound too tight for the machine's load overstates the score (and fails the
+ * initial run outright, as it did at a load of 20 on two cores).
+ */
+const timeoutOverride = process.env.MCPR_MUTATION_TEST_TIMEOUT_MS;
+if (timeoutOverride !== undefined && !/^[1-9]\d*$/.test(timeoutOverride))
+  throw new Error(
+    `MCPR_MUTATION_TEST_TIMEOUT_MS must be a whole number of ms, got ${JSON.stringify(timeoutOverride)}`,
+  );
+
 const suite = process.env.MCPR_MUTATION_SUITE;
 const coreOnly = suite === 'core';
 const runtimeOnly = suite === 'runtime' || coreOnly;
@@ -97,6 +111,7 @@ export default defineConfig({
     // The task suites' tests take under a second each (the bounded-body ones under two).
     // (The core's selection runs the task guard's property too: the task suites' bound.)
     ...(tasksOnly || coreOnly ? { testTimeout: 5_000 } : runtimeOnly ? { testTimeout: 3_000 } : {}),
+    ...(timeoutOverride !== undefined ? { testTimeout: Number(timeoutOverride) } : {}),
     env: { ...base.test?.env, MCPR_SEED: process.env.MCPR_SEED ?? '1' },
     // Stryker runs vitest in worker threads, which refuse V8 flags (ERR_WORKER_INVALID_EXEC_ARGV):
     // the base config's heap flag would fail the initial run.

@@ -13,6 +13,7 @@ export function describeObservation(o: Observation): string {
     case 'RESPONSE': {
       const parts = [`RESPONSE ${o.status}`];
       if (o.floor !== undefined) parts.push(`floor=${o.floor}`);
+      if (o.head !== undefined) parts.push(`head=${o.head}`);
       if (o.epoch !== undefined) parts.push(`epoch=${o.epoch}`);
       if (o.durable !== undefined) parts.push(`durable=${o.durable}`);
       return parts.join(' ');

@@ -276,7 +276,12 @@ function readErrorObject(error: A2aJson, status: number, field: string): ErrorAn
   }
   const answer: ErrorAnswer = { status, code };
   if (typeof error['message'] === 'string') answer.message = error['message'];
-  const data = objectOr(error['data'], `${field}.data`);
+  // JSON-RPC leaves `data` free: the JS SDK 1.3.0 sends a list of google.rpc details
+  // (`[{"@type":"…ErrorInfo","reason":"TASK_NOT_FOUND",…}]`). Only an object can carry the
+  // #1986 gap signal's earliestGeneration; any other data says nothing to the machine.
+  const raw = error['data'];
+  const data =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as A2aJson) : undefined;
   const earliest = generationOf(data?.['earliestGeneration'], `${field}.data.earliestGeneration`);
   if (earliest !== undefined) answer.earliest = earliest;
   return answer;

@@ -24,6 +24,13 @@ import { CLIENT_MUTANTS } from './client-mutants.js';
 import { MACHINE_MUTANTS } from './machine-mutants.js';
 import { HEAD_SERVER_MUTANTS, SERVER_MUTANTS } from './server-mutants.js';
 import { BINDING_MUTANTS } from './binding-mutants.js';
+import {
+  A2A_BINDING_MUTANTS,
+  a2aBindingSubject,
+  a2aCellClean,
+  A2A_SERVER_MUTANTS,
+} from './a2a-subjects.js';
+import { eraOf, type WorldConfig } from '../world/config.js';
 
 /** One way of searching for a mutant. */
 export interface Probe {
@@ -32,6 +39,8 @@ export interface Probe {
   subject: Subject;
   /** `mcp-tasks`: the probe searches task-stream worlds (the binding's own worlds). */
   binding?: string;
+  /** Only the configurations this keeps (A2A: the cells where the model's client proves all). */
+  keepConfig?: (c: WorldConfig) => boolean;
 }
 
 /** A mutant with the probes that search for it. */
@@ -129,25 +138,66 @@ export function mutantEntries(): MutantEntry[] {
  * mutant, and each client mutant, searched in task-stream worlds of every kind with all claims.
  */
 export function taskMutantEntries(): MutantEntry[] {
-  const probesOf = (subject: Subject): Probe[] =>
-    (['mixed', 'any', 'valid'] as const).map((kind) => ({
-      kind,
-      claims: CLAIMS,
-      subject,
-      binding: 'mcp-tasks',
-    }));
+  const probesOf = (subject: Subject) => bindingProbes('mcp-tasks', subject);
   return [
-    ...BINDING_MUTANTS.map((m) => ({
+    ...BINDING_MUTANTS.map((m) => clientEntry(m, probesOf(m.subject))),
+    ...CLIENT_MUTANTS.map((m) => clientEntry(m, probesOf(m.subject))),
+  ];
+}
+
+/** A binding's world of every kind with all claims, for one subject (only `keep`'s configurations). */
+function bindingProbes(
+  binding: string,
+  subject: Subject,
+  keep?: (c: WorldConfig) => boolean,
+): Probe[] {
+  return (['mixed', 'any', 'valid'] as const).map((kind) => ({
+    kind,
+    claims: CLAIMS,
+    subject,
+    binding,
+    ...(keep !== undefined ? { keepConfig: keep } : {}),
+  }));
+}
+
+/** A client mutant's entry with its probes. */
+function clientEntry(m: { name: string; description: string }, probes: Probe[]): MutantEntry {
+  return { name: m.name, side: 'client', description: m.description, probes };
+}
+
+/**
+ * The mutants an A2A world can expose (`explore --binding a2a`): each `a2a` binding mutant and
+ * each client mutant, in A2A worlds of every kind (every era) with all claims; each A2A server
+ * mutant, declared as the honest `a2a-sdk`, first against the model's client in valid worlds,
+ * then against a client that trusts any 200 in any worlds.
+ */
+export function a2aMutantEntries(): MutantEntry[] {
+  // A mutant is killed only where the model's client proves every claim (no era gap).
+  const clean = (c: WorldConfig) => a2aCellClean(c.policy, eraOf(c));
+  const probesOf = (subject: Subject) => bindingProbes('a2a', subject, clean);
+  return [
+    ...A2A_BINDING_MUTANTS.map((m) => clientEntry(m, probesOf(a2aBindingSubject(m.rules)))),
+    ...CLIENT_MUTANTS.map((m) => clientEntry(m, probesOf(m.subject))),
+    ...A2A_SERVER_MUTANTS.map((m) => ({
       name: m.name,
-      side: 'client' as const,
+      side: 'server' as const,
       description: m.description,
-      probes: probesOf(m.subject),
-    })),
-    ...CLIENT_MUTANTS.map((m) => ({
-      name: m.name,
-      side: 'client' as const,
-      description: m.description,
-      probes: probesOf(m.subject),
+      probes: [
+        {
+          kind: 'valid' as const,
+          claims: CLAIMS,
+          subject: { policy: m.name },
+          binding: 'a2a',
+          keepConfig: clean,
+        },
+        {
+          kind: 'any' as const,
+          claims: CLAIMS,
+          subject: { policy: m.name, machine: trusting },
+          binding: 'a2a',
+          keepConfig: clean,
+        },
+      ],
     })),
   ];
 }
@@ -174,6 +224,7 @@ export function killMutant(entry: MutantEntry, runsPerProbe: number, seed: numbe
       claims: probe.claims,
       subject: probe.subject,
       ...(probe.binding !== undefined ? { binding: probe.binding } : {}),
+      ...(probe.keepConfig !== undefined ? { keepConfig: probe.keepConfig } : {}),
     });
     const d = fc.check(prop, { numRuns: runsPerProbe, seed });
     if (!d.failed) {

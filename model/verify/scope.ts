@@ -10,9 +10,12 @@
  * ends an idle resumed stream after Q, and a proof budget P spans a few polls of back-off R.
  */
 import {
+  A2A_ERAS,
   DEFAULT_CONFIG,
+  isA2aPolicy,
   isHonestPolicy,
   isTaskPolicy,
+  type A2aEra,
   type PolicyName,
   type WorldConfig,
 } from '../world/config.js';
@@ -139,13 +142,49 @@ export function scopeNamed(name: string): Scope | undefined {
   return (SCOPE_NAMES as readonly string[]).includes(name) ? SCOPES[name as ScopeName] : undefined;
 }
 
-/** Every configuration of `scope` whose server declares (and runs) `policy`, in axis order. */
-export function scopeConfigs(scope: Scope, policy: PolicyName): WorldConfig[] {
+/**
+ * Every configuration of `scope` whose server declares (and runs) `policy`, in axis order; in
+ * the A2A world, only those of era `era` when one is given.
+ */
+export function scopeConfigs(scope: Scope, policy: PolicyName, era?: A2aEra): WorldConfig[] {
+  const all = allScopeConfigs(scope, policy);
+  return era === undefined ? all : all.filter((c) => c.era === era);
+}
+
+function allScopeConfigs(scope: Scope, policy: PolicyName): WorldConfig[] {
   let out: WorldConfig[] = [{ ...BASE_CONFIG, N: scope.N, policy }];
   for (const axis of scope.axes) out = out.flatMap((c) => axis.map((v) => ({ ...c, ...v })));
   // A task-stream receiver states no head (SEP-2694 has no such marker:
   // docs/spec.md#task-streams-no-caught-up-marker): the head deployment is the SSE world's.
-  return isTaskPolicy(policy) ? out.filter((c) => c.head !== true) : out;
+  if (isTaskPolicy(policy)) return out.filter((c) => c.head !== true);
+  if (isA2aPolicy(policy)) return a2aConfigs(out);
+  return out;
+}
+
+/**
+ * The A2A world's configurations of a scope: its deployments that mean something to an A2A
+ * server, each in every era. An A2A stream always starts with the task (generation 1: the
+ * client holds a cursor from the start), states no SSE head, and a server that lost the task
+ * answers `TaskNotFoundError` (it re-creates no task silently): the unprimed, head and
+ * re-creating deployments are the SSE world's; the in-memory store that answers 404 (the JS
+ * SDK's `InMemoryTaskStore`: `TaskNotFoundError` after a restart) takes the re-creating one's
+ * place.
+ */
+function a2aConfigs(out: WorldConfig[]): WorldConfig[] {
+  const seen = new Set<string>();
+  const kept: WorldConfig[] = [];
+  for (const c of out) {
+    const a: WorldConfig =
+      c.onRestart === 'recreate' || c.onRestart === 'new-epoch' || c.onRestart === 'not-durable'
+        ? { ...c, durable: false, onRestart: '404' }
+        : c;
+    if (a.head === true || a.priming !== 'open') continue;
+    const key = JSON.stringify(a);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(a);
+  }
+  return A2A_ERAS.flatMap((era) => kept.map((c) => ({ ...c, era })));
 }
 
 /**

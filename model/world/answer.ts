@@ -26,6 +26,12 @@ export interface Answer {
    * sends, read by the client's binding translator (model/world/task-policies.ts).
    */
   facts?: readonly WireFact[];
+  /**
+   * The lowest id the server could replay for this answer, for the ground truth. Absent: the
+   * log's floor. A server that keeps no events (the A2A SDK's snapshot-then-tap) replays
+   * nothing: its floor is past its head.
+   */
+  replayFloor?: number;
 }
 
 /**

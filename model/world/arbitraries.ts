@@ -14,6 +14,9 @@ import {
   POLICIES,
   TASK_FAULTY_POLICIES,
   TASK_HONEST_POLICIES,
+  A2A_ERAS,
+  A2A_FAULTY_POLICIES,
+  A2A_HONEST_POLICIES,
   type WorldConfig,
 } from './config.js';
 import type { ConditionName } from './validity.js';
@@ -306,3 +309,33 @@ export function taskConfigArb(kind: WorldKind): fc.Arbitrary<WorldConfig> {
       .map((policy) => ({ ...c, policy })),
   );
 }
+
+/**
+ * The configurations of a kind in the A2A world (`explore --binding a2a`): the kind's
+ * deployments in every era, each served by an A2A server that keeps what its era promises where
+ * the kind's server is honest, and by a faulty one where it is not. An A2A stream always starts
+ * with the task (the client holds generation 1 from the start: a primed opening), and a server
+ * that lost the task answers `TaskNotFoundError` (404), never a silent re-creation.
+ */
+export function a2aConfigArb(kind: WorldKind, clean?: ArbFilter): fc.Arbitrary<WorldConfig> {
+  const arb: fc.Arbitrary<WorldConfig> = configArb(kind).chain((c) =>
+    fc
+      .record({
+        policy: fc.constantFrom(
+          ...(isHonestPolicy(c.policy) ? A2A_HONEST_POLICIES : A2A_FAULTY_POLICIES),
+        ),
+        era: fc.constantFrom(...A2A_ERAS),
+      })
+      .map(({ policy, era }) => {
+        const { head: _head, ...rest } = c;
+        const a2a: WorldConfig = { ...rest, policy, era, priming: 'open' };
+        return a2a.onRestart === '404'
+          ? a2a
+          : ({ ...a2a, durable: false, onRestart: '404' } as WorldConfig);
+      }),
+  );
+  return clean === undefined ? arb : arb.filter(clean);
+}
+
+/** A predicate on generated configurations (the kill table's A2A probes keep clean cells only). */
+export type ArbFilter = (c: WorldConfig) => boolean;

@@ -170,7 +170,12 @@ export function clientState(c: ClientState): ClientStateName {
 function feed(c: ClientState, o: Observation, port: ClientPort): boolean {
   if (c.wire === null) return step(c, o, port);
   let accepted = false;
-  for (const x of c.wire.input(o)) if (step(c, x, port)) accepted = true;
+  for (const x of c.wire.input(o)) {
+    // Once the machine decided a failure the client stops: what the translator says after it
+    // (an A2A client's re-sync on the snapshot) is the application's remedy, outside the world.
+    if (c.done !== null) break;
+    if (step(c, x, port)) accepted = true;
+  }
   return accepted;
 }
 
@@ -187,7 +192,13 @@ function step(c: ClientState, o: Observation, port: ClientPort): boolean {
     disconnect(c, port);
     decided(c, port.now());
   }
-  return o.type === 'EVENT' && TAKES_EVENTS.has(before.value as string) && ACCEPTING.has(state);
+  // Id-less data (A2A 1.0's updates) is delivered too: no cursor can name it, but the
+  // application has it.
+  return (
+    (o.type === 'EVENT' || o.type === 'DATA') &&
+    TAKES_EVENTS.has(before.value as string) &&
+    ACCEPTING.has(state)
+  );
 }
 
 /**

@@ -5,9 +5,9 @@
  * by {@link applyCommand}; the epilogue {@link quiesce} lets a run finish.
  */
 import { noticeDisconnect, reconnect } from './client.js';
-import { isTaskPolicy } from './config.js';
+import { isWirePolicy } from './config.js';
 import { emit, emitOther, evictOldest, restart, restartAs2026 } from './server.js';
-import { advance, disconnectNetwork, note, pump, type World } from './world.js';
+import { advance, disconnectNetwork, generationIn, note, pump, type World } from './world.js';
 
 /** One command of an interleaving. */
 export type WorldCommand =
@@ -49,11 +49,16 @@ function emitTool(w: World): void {
   const f = emit(s, w.cfg, w.clock.now, w.truth);
   if (f !== null) {
     if (w.timeline !== null)
-      note(w, 'server', `emits ${f.result ? 'result' : 'progress'} event ${f.id}`, {
-        k: 'emit',
-        id: f.id,
-        result: f.result,
-      });
+      note(
+        w,
+        'server',
+        `emits ${f.result ? 'result' : 'progress'} event ${f.id}${generationIn(w, f.id) === null ? '' : ` (generation ${generationIn(w, f.id)})`}`,
+        {
+          k: 'emit',
+          id: f.id,
+          result: f.result,
+        },
+      );
     pump(w, false);
   }
 }
@@ -88,11 +93,14 @@ export function applyCommand(w: World, c: WorldCommand): void {
       if (wasUp) w.truth.drops.push(w.clock.now);
       w.net.up = false;
       w.net.socket = [];
-      // A task-stream receiver resumes in the 2026-07-28 era too (SEP-2694): there an upgrade is
-      // a restart like any other.
-      const upgrade = c.era !== undefined && !isTaskPolicy(w.policy);
+      // A task-stream receiver resumes in the 2026-07-28 era too (SEP-2694), and an A2A server
+      // is no MCP server: there an upgrade is a restart like any other.
+      const upgrade = c.era !== undefined && !isWirePolicy(w.policy);
       if (upgrade) restartAs2026(w.server, w.clock.now, w.truth);
       else restart(w.server, w.cfg, w.clock.now, w.truth);
+      // The JS SDK's executor runs in the server's process: a restart with a persistent store
+      // keeps the task and loses its execution (a zombie: a snapshot, then a clean close).
+      if (w.policy === 'a2a-zombie') w.server.toolAlive = false;
       if (w.timeline !== null)
         note(
           w,

@@ -4,6 +4,7 @@
  * about (read path, keepalive writer, session store, reconnect policy).
  */
 import { FOUNDING_INCIDENT } from '../founding-incident.js';
+import { A2A_ERAS, type A2aEra } from '../bindings/a2a.js';
 
 /** How an SSE server answers a reconnect (model/world/policies.ts). */
 export type SsePolicyName =
@@ -27,8 +28,21 @@ export type SsePolicyName =
 export type TaskPolicyName =
   'tasks-honest' | 'tasks-gone-410' | 'tasks-duplicates' | 'tasks-restarted-counter' | 'tasks-skip';
 
-/** How the server answers a reconnect: an SSE policy, or a task-stream one. */
-export type PolicyName = SsePolicyName | TaskPolicyName;
+/**
+ * How an A2A server answers `SubscribeToTask` (model/world/a2a-policies.ts). A world whose
+ * server runs one speaks the `a2a` binding of its `era`: its client's input goes through that
+ * binding's translator.
+ */
+export type A2aPolicyName =
+  'a2a-sdk' | 'a2a-seam-duplicate' | 'a2a-client-message' | 'a2a-seam-loss' | 'a2a-zombie';
+
+export { A2A_ERAS, type A2aEra } from '../bindings/a2a.js';
+
+/** The era an A2A world speaks when its configuration names none. */
+export const DEFAULT_A2A_ERA: A2aEra = 'dev-1.1';
+
+/** How the server answers a reconnect: an SSE policy, a task-stream one, or an A2A one. */
+export type PolicyName = SsePolicyName | TaskPolicyName | A2aPolicyName;
 
 /** The two honest policies: both satisfy the seed's second condition of validity. */
 export const HONEST_POLICIES: readonly PolicyName[] = ['honest', 'honest-reject'];
@@ -84,14 +98,60 @@ export function isTaskPolicy(p: PolicyName): boolean {
   return p.startsWith('tasks-');
 }
 
+/**
+ * The A2A servers that keep what their era promises: the SDK's snapshot-then-tap with a store
+ * that persists before the next request (no window), a slow snapshot read that sends an event
+ * twice (a duplicate, which a client can drop), and client messages that advance `generation`
+ * without a streamed event (ADR-002 allows them).
+ */
+export const A2A_HONEST_POLICIES: readonly PolicyName[] = [
+  'a2a-sdk',
+  'a2a-seam-duplicate',
+  'a2a-client-message',
+];
+
+/**
+ * The A2A servers that lose what they owe: an event in the publish-to-persist window at the
+ * seam (in neither the snapshot nor the tap), and a restarted server whose store still holds
+ * the task that nothing executes any more (a zombie).
+ */
+export const A2A_FAULTY_POLICIES: readonly PolicyName[] = ['a2a-seam-loss', 'a2a-zombie'];
+
+/** Every policy of the A2A world (the `a2a` binding). */
+export const A2A_POLICIES: readonly PolicyName[] = [...A2A_HONEST_POLICIES, ...A2A_FAULTY_POLICIES];
+
+/** `true` for a policy of the A2A world: its worlds speak the `a2a` binding of their era. */
+export function isA2aPolicy(p: PolicyName): boolean {
+  return p.startsWith('a2a-');
+}
+
+/** `true` for a policy whose world reads its client's input through a binding's translator. */
+export function isWirePolicy(p: PolicyName): boolean {
+  return isTaskPolicy(p) || isA2aPolicy(p);
+}
+
+/** The binding a policy's world speaks: `mcp-sse`, `mcp-tasks` or `a2a`. */
+export function bindingOfPolicy(p: PolicyName): 'mcp-sse' | 'mcp-tasks' | 'a2a' {
+  return isTaskPolicy(p) ? 'mcp-tasks' : isA2aPolicy(p) ? 'a2a' : 'mcp-sse';
+}
+
+/** The era of an A2A world's configuration (its `era`, or the default). */
+export function eraOf(c: WorldConfig): A2aEra {
+  return c.era ?? DEFAULT_A2A_ERA;
+}
+
 /** The policies of a binding's world, by the binding's name. */
 export function policiesOf(binding: string): readonly PolicyName[] {
-  return binding === 'mcp-tasks' ? TASK_POLICIES : POLICIES;
+  return binding === 'mcp-tasks' ? TASK_POLICIES : binding === 'a2a' ? A2A_POLICIES : POLICIES;
 }
 
 /** `true` for a policy that keeps its binding's replay contract (a condition of validity). */
 export function isHonestPolicy(p: PolicyName): boolean {
-  return HONEST_POLICIES.includes(p) || TASK_HONEST_POLICIES.includes(p);
+  return (
+    HONEST_POLICIES.includes(p) ||
+    TASK_HONEST_POLICIES.includes(p) ||
+    A2A_HONEST_POLICIES.includes(p)
+  );
 }
 
 /** One world's parameters. Times are virtual milliseconds. */
@@ -150,6 +210,13 @@ export interface WorldConfig {
    * the next sequential id after the replay, so that a poll with nothing new still proves.
    */
   priming: 'none' | 'open' | 'all';
+  /**
+   * The A2A era an A2A world speaks (docs/world.md, "The A2A world"): `1.0` (no generation, no
+   * cursor), `dev-1.1` (a `generation` on every event, no cursor on `SubscribeToTask`) or `1986`
+   * (epic #1986 as proposed: a cursor with replay-or-gap). Optional: absent is `dev-1.1`;
+   * ignored outside A2A worlds.
+   */
+  era?: A2aEra;
 }
 
 /** The seed's deployment: 64-event ring, 15 s keepalives, 90 s idle timer, coupled read path. */
@@ -194,10 +261,11 @@ export const CONFIG_CHOICES: Readonly<Record<string, readonly string[]>> = {
   idleOn: ['bytes', 'events'],
   durable: ['true', 'false'],
   onRestart: ['404', 'recreate', 'new-epoch', 'not-durable'],
-  policy: [...POLICIES, ...HEAD_FAULTY_POLICIES, ...TASK_POLICIES],
+  policy: [...POLICIES, ...HEAD_FAULTY_POLICIES, ...TASK_POLICIES, ...A2A_POLICIES],
   ack: ['true', 'false'],
   head: ['true', 'false'],
   priming: ['none', 'open', 'all'],
+  era: [...A2A_ERAS],
 };
 
 /**
@@ -257,6 +325,7 @@ export function formatConfig(c: WorldConfig): string {
     `priming=${c.priming}`,
     // (Written only when set: every world string from before stated heads reads back the same.)
     ...(c.head ? ['head=true'] : []),
+    ...(c.era !== undefined ? [`era=${c.era}`] : []),
   ].join(',');
 }
 
@@ -283,6 +352,7 @@ export const CONFIG_FIELD_HELP: Readonly<Record<keyof WorldConfig, string>> = {
   ack: 'the honest server states its replay floor (the replay acknowledgment)',
   head: 'with ack, it also states its head: a resume with nothing new is caught up',
   priming: 'which streams start with a priming event: none, open (the first), all',
+  era: 'A2A worlds: the era spoken, 1.0, dev-1.1 (default) or 1986 (the proposal)',
 };
 
 /** Short labels for the configuration fields (the playground's form). */
@@ -305,6 +375,7 @@ export const CONFIG_FIELD_LABEL: Readonly<Record<keyof WorldConfig, string>> = {
   ack: 'replay ack',
   head: 'states its head',
   priming: 'priming',
+  era: 'A2A era',
 };
 
 /** The `--help` legend of every configuration field (`K=V` in `--config` and world strings). */

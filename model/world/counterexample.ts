@@ -8,7 +8,7 @@ import { MACHINE_MUTANTS } from '../mutants/machine-mutants.js';
 import type { WorldKind } from './arbitraries.js';
 import { formatTime } from './clock.js';
 import { describeCommand, type WorldCommand } from './commands.js';
-import { formatConfig, isTaskPolicy, type WorldConfig } from './config.js';
+import { bindingOfPolicy, formatConfig, type WorldConfig } from './config.js';
 import { ClaimBroken, replayPathOf, runWorld, toWorldCommands, type Subject } from './property.js';
 import type { ConditionName } from './validity.js';
 import type { TimelineEntry } from './timeline.js';
@@ -47,8 +47,9 @@ export function replayCommand(cx: ReplayRef): string {
   const parts = ['npx mcp-resumption explore', `--seed ${cx.seed}`, `--path ${cx.path}`];
   if (cx.replayPath !== undefined) parts.push(`--replay-path '${cx.replayPath}'`);
   parts.push(`--kind ${cx.kind}`);
-  // A task policy's world was generated under the task-stream binding.
-  if (cx.cfg && isTaskPolicy(cx.cfg.policy)) parts.push('--binding mcp-tasks');
+  // A task or A2A policy's world was generated under its binding.
+  const binding = cx.cfg ? bindingOfPolicy(cx.cfg.policy) : 'mcp-sse';
+  if (binding !== 'mcp-sse') parts.push(`--binding ${binding}`);
   if (cx.fixedConfig && cx.cfg) parts.push(`--config ${formatConfig(cx.cfg)}`);
   if (cx.subjectName !== undefined) parts.push(`--mutant ${cx.subjectName}`);
   return parts.join(' ');

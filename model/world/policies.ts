@@ -5,7 +5,9 @@
  * distinct status). Each faulty policy differs from `honest` in one way only.
  */
 import {
+  isA2aPolicy,
   isTaskPolicy,
+  type A2aPolicyName,
   type PolicyName,
   type SsePolicyName,
   type TaskPolicyName,
@@ -14,6 +16,7 @@ import {
 import { END, TOOL_STREAM, type EventFrame } from './frames.js';
 import { floorOf, type ServerState } from './server.js';
 import { answerTask } from './task-policies.js';
+import { answerA2a } from './a2a-policies.js';
 import { after, type Answer } from './answer.js';
 
 export { after, type Answer } from './answer.js';
@@ -156,5 +159,6 @@ export function answerReconnect(
     return { status: 404, frames: [], live: false };
   }
   if (isTaskPolicy(policy)) return answerTask(s, policy as TaskPolicyName, req.cursor);
+  if (isA2aPolicy(policy)) return answerA2a(s, cfg, policy as A2aPolicyName, req.cursor);
   return KNOWN[policy as SsePolicyName](s, req.cursor, cfg);
 }

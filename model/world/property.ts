@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import type { Binding } from '../bindings/binding.js';
+import type { A2aRules } from '../bindings/a2a.js';
 import type { ClientMachine } from '../client-machine.js';
 import {
   CLAIMS,
@@ -16,7 +17,14 @@ import type { ClientBehaviour } from './client.js';
 import { clientState } from './client.js';
 import { quiesce, type WorldCommand } from './commands.js';
 import type { PolicyName, WorldConfig } from './config.js';
-import { commandsArb, configArb, taskConfigArb, WorldCmd, type WorldKind } from './arbitraries.js';
+import {
+  a2aConfigArb,
+  commandsArb,
+  configArb,
+  taskConfigArb,
+  WorldCmd,
+  type WorldKind,
+} from './arbitraries.js';
 import { brokenConditions, type ConditionName } from './validity.js';
 import { createWorld, type World } from './world.js';
 
@@ -28,6 +36,11 @@ export interface Subject {
   policy?: PolicyName;
   /** The task-stream binding the client reads with (a binding mutant), in a task-stream world. */
   binding?: Binding;
+  /**
+   * In an A2A world: the rules of the `a2a` binding this client flips (a binding mutant), in
+   * whatever era the world speaks.
+   */
+  a2aFlip?: Partial<A2aRules>;
 }
 
 /** Counters of an exploration. */
@@ -108,10 +121,15 @@ export interface WorldPropertyOptions {
   replayPath?: string;
   /** Fixed configuration instead of a generated one. */
   config?: WorldConfig;
-  /** `mcp-tasks`: generated worlds are task-stream worlds (a task policy serves them). */
+  /**
+   * `mcp-tasks`: generated worlds are task-stream worlds (a task policy serves them); `a2a`: A2A
+   * worlds (an A2A policy serves them, in every era).
+   */
   binding?: string;
   /** Called every 1,000 worlds (progress lines). */
   onProgress?: (stats: ExploreStats) => void;
+  /** In A2A worlds: only the configurations this keeps (the kill table's clean cells). */
+  keepConfig?: (c: WorldConfig) => boolean;
 }
 
 /** Runs one world: the commands, then the epilogue. */
@@ -180,7 +198,9 @@ export function worldProperty(
     ? fc.constant(options.config)
     : options.binding === 'mcp-tasks'
       ? taskConfigArb(options.kind)
-      : configArb(options.kind);
+      : options.binding === 'a2a'
+        ? a2aConfigArb(options.kind, options.keepConfig)
+        : configArb(options.kind);
   const cmdArb = commandsArb(options.kind, {
     ...(options.maxCommands !== undefined ? { maxCommands: options.maxCommands } : {}),
     ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),

@@ -39,6 +39,21 @@ function inWorldNumbers(o: Observation): Observation {
   }
 }
 
+/**
+ * How a world's client writes its observations on a binding's wire: the facts an observation
+ * stands for (`null`: none, it passes to the machine as it is), and the translator's
+ * observations back in the world's numbers.
+ */
+export interface WireWriter {
+  /** The wire facts the client's observation `o` stands for (`null`: none, it passes as it is). */
+  facts(o: Observation): readonly WireFact[] | null;
+  /** An observation of the translator's, in the numbers the world's machine counts with. */
+  back(o: Observation): Observation;
+}
+
+/** The task-stream client's wire (SEP-2694): `seq = id - 1`, `after = cursor - 1`. */
+export const TASK_WRITER: WireWriter = { facts: factsOf, back: inWorldNumbers };
+
 /** The wire fact an observation of the world's client stands for (`null`: none, pass it). */
 function factsOf(o: Observation): readonly WireFact[] | null {
   switch (o.type) {
@@ -81,20 +96,26 @@ export class ClientWire {
   /** The translator's key, while it has not changed since it was built. */
   private cachedKey: string | null = null;
 
-  private constructor(private translator: BindingTranslator) {}
+  private constructor(
+    private translator: BindingTranslator,
+    private readonly writer: WireWriter,
+  ) {}
 
-  /** The wire of `binding`'s translator; it must be able to branch with the world. */
-  static of(binding: Binding): ClientWire {
+  /**
+   * The wire of `binding`'s translator, written by `writer` (the task stream's by default); the
+   * translator must be able to branch with the world.
+   */
+  static of(binding: Binding, writer: WireWriter = TASK_WRITER): ClientWire {
     const t = binding.translator?.();
     if (t === undefined || t.clone === undefined || t.key === undefined) {
       throw new Error(`binding ${binding.name} has no translator a world can branch`);
     }
-    return new ClientWire(t);
+    return new ClientWire(t, writer);
   }
 
   /** What the machine is fed for the client's observation `o`, in order. */
   input(o: Observation): readonly Observation[] {
-    const facts = factsOf(o);
+    const facts = this.writer.facts(o);
     if (facts === null) return [o];
     if (this.shared) {
       this.translator = this.translator.clone!();
@@ -103,13 +124,13 @@ export class ClientWire {
     this.cachedKey = null;
     const out: Observation[] = [];
     for (const f of facts)
-      for (const x of this.translator.translate(f)) out.push(inWorldNumbers(x));
+      for (const x of this.translator.translate(f)) out.push(this.writer.back(x));
     return out;
   }
 
   /** An independent copy, with the translator's state, for a search that branches here. */
   clone(): ClientWire {
-    const copy = new ClientWire(this.translator);
+    const copy = new ClientWire(this.translator, this.writer);
     this.shared = true;
     copy.shared = true;
     copy.cachedKey = this.cachedKey;

@@ -25,9 +25,12 @@ import {
   type ClientPort,
 } from './client.js';
 import { newClock } from './clock.js';
-import { isTaskPolicy, type PolicyName, type WorldConfig } from './config.js';
+import { eraOf, isA2aPolicy, isTaskPolicy, type PolicyName, type WorldConfig } from './config.js';
 import { ClientWire, type AnsweredResponse } from './task-wire.js';
-import { END, KEEPALIVE, TOOL_STREAM } from './frames.js';
+import { a2aWriter } from './a2a-wire.js';
+import { generationOf } from './a2a-numbers.js';
+import { a2aBinding, a2aOfEra, a2aRules, type A2aRules } from '../bindings/a2a.js';
+import { END, KEEPALIVE, TOOL_STREAM, type Frame } from './frames.js';
 import { newTruth } from './ground-truth.js';
 import { stepCache, type StepCache } from './machine-cache.js';
 import { answerReconnect } from './policies.js';
@@ -47,10 +50,13 @@ export interface WorldOptions {
   /** The policy the server really runs (server mutants); `cfg.policy` is what it declares. */
   policy?: PolicyName;
   /**
-   * The task-stream binding the client reads its input with, when `cfg.policy` is a task
-   * policy (a binding mutant; `mcp-tasks` by default). Ignored in the SSE world.
+   * The binding the client reads its input with, when `cfg.policy` is a task or an A2A policy
+   * (a binding mutant; by default `mcp-tasks`, or the `a2a` binding of the world's era). Ignored
+   * in the SSE world.
    */
   binding?: Binding;
+  /** In an A2A world: the rules of its era's `a2a` binding that the client flips (a mutant). */
+  a2aFlip?: Partial<A2aRules>;
   /** Record a timeline. */
   record?: boolean;
   /** Record the ids of the machine transitions taken. */
@@ -72,9 +78,37 @@ export function note(w: World, actor: Actor, action: string, tag: TimelineTag): 
     action,
     tag,
     state: clientState(w.client),
-    cursor: w.client.cursor,
+    // An A2A world's machine counts generations: its cursor column is the machine's throughout.
+    cursor: isA2aPolicy(w.cfg.policy) ? (w.client.snap.context.cursor ?? 0) : w.client.cursor,
     command: w.command,
   });
+}
+
+/** The generation of the world's event `id` in an A2A world (`null`: the world is not one). */
+export function generationIn(w: World, id: number): number | null {
+  return isA2aPolicy(w.cfg.policy) ? generationOf(w.policy, id) : null;
+}
+
+/** The answer to an A2A resubscribe in words: its first frame, or its error (A2A worlds). */
+function a2aAnswerWords(
+  w: World,
+  a: { facts?: readonly unknown[]; frames: readonly Frame[] },
+): string {
+  const gen = (id: number) => generationOf(w.policy, id);
+  const first = (a.facts?.[0] ?? {}) as {
+    type?: string;
+    data?: { result?: { task?: { generation?: number; executing?: boolean } } };
+    error?: { code?: number; data?: { earliestGeneration?: number } };
+  };
+  const task = first.data?.result?.task;
+  const said =
+    first.type === 'a2a/error'
+      ? `error ${first.error?.code ?? ''}${first.error?.data?.earliestGeneration !== undefined ? ` (earliest generation ${first.error.data.earliestGeneration})` : ''}`
+      : task !== undefined
+        ? `a Task snapshot${task.generation !== undefined ? ` of generation ${task.generation}` : ' (no generation)'}${task.executing === false ? ', not executing' : ''}`
+        : 'nothing';
+  const frames = a.frames.map((f) => (f.k === 'event' ? `${gen(f.id)}` : f.k));
+  return `${said}${frames.length ? `, then ${frames.join(' ')}` : ''}`;
 }
 
 function closeConnection(w: World): void {
@@ -86,9 +120,10 @@ function closeConnection(w: World): void {
 function serveReconnect(w: World, cursor: number | null): AnsweredResponse {
   const s = w.server;
   const now = w.clock.now;
-  const floor = floorOf(s);
   const sessionAlive = s.sessionKnown && !s.recreated;
   const answer = answerReconnect(s, w.cfg, w.policy, { cursor, stream: TOOL_STREAM });
+  // A server that keeps no events replays nothing, whatever its log holds (A2A's snapshot-then-tap).
+  const floor = answer.replayFloor ?? floorOf(s);
   const retained = cursor === null || cursor + 1 >= floor;
   // A session alive before the answer is not re-created by it: only a lost one is.
   const primed = w.cfg.priming === 'all' && answer.live && cursor !== null && sessionAlive;
@@ -119,7 +154,9 @@ function serveReconnect(w: World, cursor: number | null): AnsweredResponse {
     note(
       w,
       'server',
-      `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''}${answer.head !== undefined ? ` head=${answer.head}` : ''} (${floor > s.head ? `holds nothing, head ${s.head}` : `holds ${floor}..${s.head}`}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
+      isA2aPolicy(w.cfg.policy)
+        ? `answers ${answer.status === 200 ? '' : 'with '}${a2aAnswerWords(w, answer)} (task at generation ${generationOf(w.policy, s.head)}${sessionAlive ? '' : ', task lost'})`
+        : `answers ${answer.status}${answer.floor !== undefined ? ` floor=${answer.floor}` : ''}${answer.head !== undefined ? ` head=${answer.head}` : ''} (${floor > s.head ? `holds nothing, head ${s.head}` : `holds ${floor}..${s.head}`}${sessionAlive ? '' : ', session lost'})${ids.length ? `, replays ${ids.join(' ')}` : ''}`,
       {
         k: 'answer',
         status: answer.status,
@@ -151,7 +188,9 @@ function portOf(w: World, cache: StepCache): ClientPort {
   return {
     now: () => w.clock.now,
     reconnecting: (cursor) => {
-      if (cursor === null) w.truth.cursorlessReconnects++;
+      // A2A 1.0 has no cursor anywhere: every resubscribe goes without one (rule 0).
+      if (cursor === null || (isA2aPolicy(w.cfg.policy) && eraOf(w.cfg) === '1.0'))
+        w.truth.cursorlessReconnects++;
     },
     reconnect: (cursor) => serveReconnect(w, cursor),
     close: () => closeConnection(w),
@@ -203,7 +242,17 @@ export function createWorld(cfg: WorldConfig, options: WorldOptions = {}): World
     dropsCursorAfterEmptyResume: false,
     ...options.behaviour,
   };
-  const wire = isTaskPolicy(cfg.policy) ? ClientWire.of(options.binding ?? mcpTasks) : null;
+  const wire = isTaskPolicy(cfg.policy)
+    ? ClientWire.of(options.binding ?? mcpTasks)
+    : isA2aPolicy(cfg.policy)
+      ? ClientWire.of(
+          options.binding ??
+            (options.a2aFlip === undefined
+              ? a2aOfEra(eraOf(cfg))
+              : a2aBinding({ ...a2aRules(eraOf(cfg)), ...options.a2aFlip, era: eraOf(cfg) })),
+          a2aWriter(w.policy, eraOf(cfg), cfg.N),
+        )
+      : null;
   w.client = newClient(cache, behaviour, server.epoch, w.port, cfg.priming !== 'none', wire);
   return w;
 }

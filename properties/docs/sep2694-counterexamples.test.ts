@@ -18,7 +18,10 @@ import {
 import { formatVerifyCounterexample } from '../../src/verify/counterexample.js';
 
 const doc = readFileSync('docs/spec-changes.md', 'utf8');
-const review = doc.slice(doc.indexOf('## Review comments on SEP-2694'));
+const review = doc.slice(
+  doc.indexOf('## Review comments on SEP-2694'),
+  doc.indexOf("## A proposal for A2A's epic #1986"),
+);
 
 describe('the SEP-2694 changes and their counterexamples', () => {
   test('the review names the commit modelled, and has a diff in every change', () => {

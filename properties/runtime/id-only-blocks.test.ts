@@ -103,12 +103,84 @@ describe('the rewriter', () => {
     expect(read('retry: 5\n\n')).toEqual({ retry: true, tail: false, boundary: 10 });
     expect(read('data: 1\n\nretry: 5\n')).toEqual({ retry: true, tail: true, boundary: 9 });
     expect(read('data: 1\n\n: c\n')).toEqual({ retry: false, tail: true, boundary: 9 });
-    for (const other of ['event: x', 'rxtry: 5', 'retro: 5', 'retrys: 5', 'r: 5', 'zz: 1'])
+    for (const other of [
+      'event: x',
+      'rxtry: 5',
+      'xetry: 5',
+      'retro: 5',
+      'retrys: 5',
+      'r: 5',
+      'zz: 1',
+    ])
       expect(read(`data: 1\n\n${other}\n`), other).toEqual({
         retry: false,
         tail: false,
         boundary: 9,
       });
+  });
+
+  test('where the last whole block ends, and whether a callback came after it', () => {
+    const read = (text: string) => {
+      const lines = new SseLines(1 << 20);
+      const out = lines.push(text);
+      return { out, retry: lines.retry, tail: lines.tailCallbacks, boundary: lines.boundary };
+    };
+    // No block ends, no callback: nothing seen whole, nothing after it.
+    expect(read('data: x\n')).toEqual({
+      out: 'data: x\n',
+      retry: false,
+      tail: false,
+      boundary: -1,
+    });
+    // A comment that starts the text, with no block end: a callback after "none".
+    expect(read(': c\n')).toEqual({ out: ': c\n', retry: false, tail: true, boundary: -1 });
+    // The only block end is a blank line ended by a lone CR, the last of the text: the parser
+    // holds that CR (it may be half a CRLF), so no block is seen whole yet.
+    expect(read('data: x\n\rX')).toEqual({
+      out: 'data: x\n\r',
+      retry: false,
+      tail: false,
+      boundary: -1,
+    });
+    // Ended by a CRLF, the same blank line ends the block at once.
+    expect(read('data: x\r\n\r\n')).toEqual({
+      out: 'data: x\r\n\r\n',
+      retry: false,
+      tail: false,
+      boundary: 11,
+    });
+    // A lone CR that ends a later line (not the blank one) holds nothing back of the block.
+    expect(read('data: x\n\nfoo\rX')).toEqual({
+      out: 'data: x\n\nfoo\r',
+      retry: false,
+      tail: false,
+      boundary: 9,
+    });
+    // After a rewritten block (`data:` added), positions are counted in the text returned.
+    expect(read('id: 1\n\ndata: y\n\rX')).toEqual({
+      out: 'id: 1\ndata:\n\ndata: y\n\r',
+      retry: false,
+      tail: false,
+      boundary: 13,
+    });
+    expect(read('id: 1\n\n:\n\n')).toEqual({
+      out: 'id: 1\ndata:\n\n:\n\n',
+      retry: false,
+      tail: false,
+      boundary: 16,
+    });
+    expect(read('id: 1\n\nretry: 5\n\n')).toEqual({
+      out: 'id: 1\ndata:\n\nretry: 5\n\n',
+      retry: true,
+      tail: false,
+      boundary: 23,
+    });
+    expect(read('id: 1\n\n:\n')).toEqual({
+      out: 'id: 1\ndata:\n\n:\n',
+      retry: false,
+      tail: true,
+      boundary: 13,
+    });
   });
 
   const block = fc.constantFrom(

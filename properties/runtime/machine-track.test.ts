@@ -164,6 +164,16 @@ describe('the fast path agrees with the machine', () => {
     expect(isPureCursorStep(s(1), { ...s(2), value: 'resumed' }, { type: 'EVENT', id: 2 })).toBe(
       false,
     );
+    // The cursor must end at the event's id, and every other field of the context stay.
+    expect(isPureCursorStep(s(1), s(3), { type: 'EVENT', id: 2 })).toBe(false);
+    const changed = { stream: 'a', epoch: 'e', floor: 0, outcome: 'resumed', reason: 'successor' };
+    for (const [field, value] of Object.entries(changed)) {
+      const after = { ...s(2), context: { ...s(2).context, [field]: value } };
+      expect(isPureCursorStep(s(1), after, { type: 'EVENT', id: 2 }), field).toBe(false);
+    }
+    // In a state with a time budget (delayed), the step is left to the machine, even a pure one.
+    const delayed = (cursor: number) => ({ ...s(cursor), value: 'delayed' });
+    expect(isPureCursorStep(delayed(1), delayed(2), { type: 'EVENT', id: 2 })).toBe(false);
   });
 });
 

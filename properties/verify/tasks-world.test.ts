@@ -115,7 +115,10 @@ describe('verify --binding on the command line', () => {
 
   test('an unknown binding, or a policy or client of the other binding: one line, exit 2', async () => {
     for (const [args, message] of [
-      [['--binding', 'mcp-grpc'], /^--binding must be one of mcp-sse, mcp-tasks, got mcp-grpc\n$/],
+      [
+        ['--binding', 'mcp-grpc'],
+        /^--binding must be one of mcp-sse, mcp-tasks, a2a, got mcp-grpc\n$/,
+      ],
       [['--binding', 'mcp-tasks', '--policy', 'honest'], /--policy must be one of tasks-honest/],
       [
         ['--binding', 'mcp-tasks', '--client', 'drops-cursor'],

@@ -71,7 +71,10 @@ describe('explore --binding', () => {
 
   test('an unknown binding, or an SSE policy under mcp-tasks: one line, exit 2', async () => {
     for (const [args, message] of [
-      [['--binding', 'mcp-grpc'], /^--binding must be one of mcp-sse, mcp-tasks, got mcp-grpc\n$/],
+      [
+        ['--binding', 'mcp-grpc'],
+        /^--binding must be one of mcp-sse, mcp-tasks, a2a, got mcp-grpc\n$/,
+      ],
       [
         ['--binding', 'mcp-tasks', '--config', 'policy=honest'],
         /is not a policy of binding mcp-tasks/,

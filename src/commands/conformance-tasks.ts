@@ -5,20 +5,10 @@
  * loopback port of its own. Exit 0 when every scenario passes, 1 when one fails or cannot run.
  */
 import { msOption, UsageError, type CommandIO, type ParsedArgs } from './cli-kit.js';
-import { requireListeningUrl, URL_ONLY_OPTIONS } from './conformance-url.js';
+import { requireListeningUrl, SSE_SERVER_OPTIONS } from './conformance-url.js';
 
 /** The options only the SSE scenarios have: refused under `--binding mcp-tasks`. */
-const SSE_ONLY = [
-  'adapter',
-  ...URL_ONLY_OPTIONS,
-  'protocol-version',
-  'retention',
-  'idle',
-  'fail-on',
-  'junit',
-  'traces',
-  'write',
-];
+const SSE_ONLY = [...SSE_SERVER_OPTIONS, 'write'];
 
 /** Runs the task scenarios as the parsed options say; resolves to the exit status. */
 export async function runTaskConformance(values: ParsedArgs['values'], io: CommandIO) {

@@ -16,6 +16,18 @@ export const URL_ONLY_OPTIONS = [
   'id-sequence',
 ] as const;
 
+/** The options of the SSE scenarios' servers that no other binding's scenarios have. */
+export const SSE_SERVER_OPTIONS = [
+  'adapter',
+  ...URL_ONLY_OPTIONS,
+  'protocol-version',
+  'retention',
+  'idle',
+  'fail-on',
+  'junit',
+  'traces',
+];
+
 /**
  * Refuses a `--url` that is not loopback, or where nothing accepts connections (waited 2 s): a
  * mistake in the command (exit 2), not a row of error cells. Both bindings' `--url` use it.

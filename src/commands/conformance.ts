@@ -161,8 +161,9 @@ Ids: ContinuityEventStore's are <epoch>-s<k>-<seq>: --id-pattern '${CONTINUITY_I
 c<k>-<seq>: '${HOSTILE_ID_PATTERN.source}'.
 
 Task event streams (SEP-2694, --binding mcp-tasks):
-  --binding NAME       mcp-sse (default: the SSE scenarios above) or mcp-tasks: the task-stream
-                       scenarios, against --url URL or the built-in reference server
+  --binding NAME       mcp-sse (default: the SSE scenarios above), mcp-tasks: the task-stream
+                       scenarios, against --url URL or the built-in reference server, or a2a
+                       (below)
   --reference          (with --binding mcp-tasks) run against the reference TaskEventLog server
   --reference-mutant M (with --binding mcp-tasks) against a wrong reference server instead:
                        silent-skip, renumbering, bare-410, replay-from-head, skip-one
@@ -171,6 +172,14 @@ Task event streams (SEP-2694, --binding mcp-tasks):
   (docs/conformance.md, "Task event streams"); --only, --timeout and --json apply. Scenarios:
   fresh-stream, resume-after, guarded-resume, resume-live, events-gone, earliest-retained,
   invalid-after, other-task. Exit 1 when one fails.
+
+A2A task subscriptions (--binding a2a): the A2A scenarios against @a2a-js/sdk 1.3.0 servers in
+  process (its in-memory task store, and the same store behind write and read latency; needs
+  the devDependencies: run it in a clone). Each cell: the a2a checker's verdict on the
+  resubscribe (era 1.0) and the ground truth (what the agent emitted against what the client
+  received: clean, loss, duplicate, refused). --only, --timeout, --json and --write FILE (the
+  block conformance-a2a) apply. Scenarios: away, seam-loss, snapshot-equal, seam-duplicate,
+  finished-while-away. Exit 1 when a cell could not run.
 
 Scenarios: within-window, after-eviction, after-restart, other-stream, other-session,
 same-ms-burst, empty-resume-twice, reader-stall, stale-connection, slow-store-replay,
@@ -212,15 +221,14 @@ Examples:
       reference: { type: 'boolean' },
       'reference-mutant': { type: 'string' },
     });
+    if (values.binding === 'a2a') {
+      const { runA2aConformance } = await import('./conformance-a2a.js');
+      return runA2aConformance(values, io);
+    }
     const binding = values.binding;
-    // The bindings with conformance scenarios (a2a has a translator and check, no kit yet).
-    const kits = BINDING_NAMES.filter((b) => b !== 'a2a');
-    if (
-      typeof binding === 'string' &&
-      (bindingNamed(binding) === undefined || !kits.includes(binding))
-    ) {
+    if (typeof binding === 'string' && bindingNamed(binding) === undefined) {
       throw new UsageError(
-        `conformance: unknown --binding ${JSON.stringify(binding)} (expected one of ${kits.join(', ')})`,
+        `conformance: unknown --binding ${JSON.stringify(binding)} (expected one of ${BINDING_NAMES.join(', ')})`,
       );
     }
     if (binding === 'mcp-tasks') {

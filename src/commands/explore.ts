@@ -3,7 +3,7 @@
  * print what was explored, which claims held, the machine coverage and the mutant kill table.
  */
 import { WORLD_KINDS, type WorldKind } from '../../model/world/arbitraries.js';
-import { isTaskPolicy, parseConfig } from '../../model/world/config.js';
+import { bindingOfPolicy, parseConfig } from '../../model/world/config.js';
 import { bindingOption } from './verify.js';
 import { mutantEntries } from '../../model/mutants/kill-table.js';
 import { intOption, parseCommandArgs, UsageError, type Command } from './cli-kit.js';
@@ -46,7 +46,12 @@ Options:
                      tasks-duplicates where the kind's server is honest; tasks-restarted-counter,
                      tasks-skip where it is not) answers tasks/stream, and the client reads
                      through the mcp-tasks binding into the same machine; the kill table
-                     searches the binding's mutants and the client mutants in those worlds
+                     searches the binding's mutants and the client mutants in those worlds.
+                     a2a: generated worlds are A2A worlds in every era (era=1.0|dev-1.1|1986):
+                     an A2A policy (a2a-sdk, a2a-seam-duplicate, a2a-client-message where the
+                     kind's server is honest; a2a-seam-loss, a2a-zombie where it is not)
+                     answers SubscribeToTask, and the client reads through the a2a binding of
+                     the world's era (docs/world.md, "The A2A world")
   --mutant NAME      explore a mutant instead of the model's client
   --path P           replay: the counterexample path of a report (with --seed)
   --replay-path R    replay: the replayPath of the command sequence
@@ -83,7 +88,7 @@ A counterexample and a scenario end with a "playground:" line: a world string th
     const binding = bindingOption(values);
     if (binding !== 'mcp-sse' && (values.mutant !== undefined || values.scenario !== undefined))
       throw new UsageError(
-        '--mutant and --scenario explore the mcp-sse world; the task mutants are killed by verify --binding mcp-tasks',
+        `--mutant and --scenario explore the mcp-sse world; the ${binding} mutants are killed by verify --binding ${binding}`,
       );
     if (values.brief === true && values.mermaid === true)
       throw new UsageError('--brief and --mermaid exclude each other');
@@ -126,9 +131,9 @@ A counterexample and a scenario end with a "playground:" line: a world string th
         throw new UsageError(
           `--config fixes the world's configuration, so --kind ${kind} would be ignored; give one of them`,
         );
-      if (isTaskPolicy(config.policy) !== (binding === 'mcp-tasks'))
+      if (bindingOfPolicy(config.policy) !== binding)
         throw new UsageError(
-          `--config policy=${config.policy} is not a policy of binding ${binding} (task policies start with tasks-, and go with --binding mcp-tasks)`,
+          `--config policy=${config.policy} is not a policy of binding ${binding} (task policies start with tasks- and go with --binding mcp-tasks, A2A policies start with a2a- and go with --binding a2a)`,
         );
     }
     const path = values.path as string | undefined;

@@ -6,6 +6,9 @@
  * (regenerate docs/verify.md's tables from a real run).
  */
 import {
+  A2A_ERAS,
+  A2A_POLICIES,
+  type A2aEra,
   parseConfig,
   policiesOf,
   POLICIES,
@@ -19,10 +22,11 @@ import { formatReplay, parseCommands } from '../verify/counterexample.js';
 import { writeManifest } from '../verify/manifest.js';
 import { writeVerifyDocs } from '../verify/docs.js';
 import { writeSepDocs } from '../verify/sep2694.js';
+import { writeA2aDocs } from '../verify/a2a-counterexamples.js';
 import { defaultWorkers } from '../verify/parallel.js';
 import { formatVerifyReport, progressLine, verifyJson } from '../verify/report.js';
 import { CLIENT_NAMES, clientSubject, verifyOne, type VerifyRun } from '../verify/run.js';
-import { clientNamesOf, TASK_CLIENT_NAMES } from '../verify/spec.js';
+import { A2A_CLIENT_NAMES, clientNamesOf, TASK_CLIENT_NAMES } from '../verify/spec.js';
 
 /** The scope `verify` searches unless told otherwise. */
 export const DEFAULT_SCOPE = 'medium';
@@ -30,10 +34,9 @@ export const DEFAULT_SCOPE = 'medium';
 /** The `--binding` of the options: a known name (default mcp-sse), else a usage error. */
 export function bindingOption(values: Record<string, string | boolean | undefined>): string {
   const binding = (values.binding as string | undefined) ?? 'mcp-sse';
-  // The bindings with a simulated world (a2a has a translator and check, no world yet).
-  const worlds = BINDING_NAMES.filter((b) => b !== 'a2a');
-  if (!worlds.includes(binding))
-    throw new UsageError(`--binding must be one of ${worlds.join(', ')}, got ${binding}`);
+  // Every binding has a simulated world (a2a's: docs/world.md, "The A2A world").
+  if (!BINDING_NAMES.includes(binding))
+    throw new UsageError(`--binding must be one of ${BINDING_NAMES.join(', ')}, got ${binding}`);
   return binding;
 }
 
@@ -57,7 +60,7 @@ function replay(
   }
   const server = values.server as string | undefined;
   // The world's binding is its declared policy's: a task policy speaks mcp-tasks.
-  const servers = [...POLICIES, ...TASK_POLICIES];
+  const servers = [...POLICIES, ...TASK_POLICIES, ...A2A_POLICIES];
   if (server !== undefined && !(servers as readonly string[]).includes(server))
     throw new UsageError(`--server must be one of ${servers.join(', ')}, got ${server}`);
   const subject = {
@@ -90,13 +93,20 @@ Options:
   --binding B        ${BINDING_NAMES.join(', ')} (default mcp-sse): the protocol of the world.
                      mcp-tasks: a task-stream receiver (SEP-2694) answers tasks/stream calls,
                      and the client reads its input through the mcp-tasks binding's
-                     translator into the same machine (docs/world.md, "The task-stream world")
+                     translator into the same machine (docs/world.md, "The task-stream world").
+                     a2a: an A2A server answers SubscribeToTask in each era of the scope
+                     (1.0, dev-1.1, 1986), and the client reads through that era's a2a
+                     binding (docs/world.md, "The A2A world")
   --scope S          ${SCOPE_NAMES.join(', ')} (default ${DEFAULT_SCOPE}); see docs/verify.md
   --policy P         the server policy (it runs and declares it); default: every policy of
                      the binding: ${POLICIES.join(', ')};
-                     under mcp-tasks: ${TASK_POLICIES.join(', ')}
+                     under mcp-tasks: ${TASK_POLICIES.join(', ')};
+                     under a2a: ${A2A_POLICIES.join(', ')}
   --client C         ${CLIENT_NAMES.join(', ')} (default model);
-                     under mcp-tasks: ${TASK_CLIENT_NAMES.join(', ')}
+                     under mcp-tasks: ${TASK_CLIENT_NAMES.join(', ')};
+                     under a2a: ${A2A_CLIENT_NAMES.join(', ')}
+  --era E            with --binding a2a: only the configurations of era E (${A2A_ERAS.join(', ')});
+                     default: every era
   --json             the report as JSON
   --max-states N     stop a search after N distinct states (the report says INCOMPLETE)
   --workers N        worker threads, each owning a range of state fingerprints (default:
@@ -111,7 +121,9 @@ Options:
                      table, the exhaustive-against-random mutant table, the unreached
                      transitions; runs the mutant searches in --scope (default small).
                      With --binding mcp-tasks: the counterexample blocks of the proposed
-                     changes to SEP-2694 (docs/spec-changes.md)
+                     changes to SEP-2694 (docs/spec-changes.md); with --binding a2a: the
+                     blocks of A2A's counterexamples CE1 to CE5 and of the proposal for
+                     A2A's epic #1986 (docs/a2a-counterexamples.md, docs/spec-changes.md)
   --help             this text`,
   async run(argv, io) {
     const { values } = parseCommandArgs('verify', argv, {
@@ -127,12 +139,13 @@ Options:
       manifest: { type: 'string' },
       docs: { type: 'string' },
       binding: { type: 'string' },
+      era: { type: 'string' },
     });
     const binding = bindingOption(values);
     const client = (values.client as string | undefined) ?? 'model';
     const clients =
       values.replay !== undefined
-        ? [...CLIENT_NAMES, ...TASK_CLIENT_NAMES]
+        ? [...new Set([...CLIENT_NAMES, ...TASK_CLIENT_NAMES, ...A2A_CLIENT_NAMES])]
         : clientNamesOf(binding);
     if (!clients.includes(client))
       throw new UsageError(
@@ -152,6 +165,12 @@ Options:
       throw new UsageError(
         `--policy must be one of ${bindingPolicies.join(', ')}${binding === 'mcp-sse' ? '' : ` under --binding ${binding}`}, got ${policy}`,
       );
+    const eraText = values.era as string | undefined;
+    if (eraText !== undefined && binding !== 'a2a')
+      throw new UsageError('--era goes with --binding a2a');
+    if (eraText !== undefined && !(A2A_ERAS as readonly string[]).includes(eraText))
+      throw new UsageError(`--era must be one of ${A2A_ERAS.join(', ')}, got ${eraText}`);
+    const era = eraText as A2aEra | undefined;
     const maxText = values['max-states'] as string | undefined;
     if (maxText !== undefined && !/^[1-9]\d*$/.test(maxText))
       throw new UsageError(
@@ -175,6 +194,16 @@ Options:
       return 0;
     }
     if (values.docs !== undefined) {
+      if (binding === 'a2a') {
+        try {
+          await writeA2aDocs(values.docs as string, progress);
+        } catch (e) {
+          throw new UsageError(`--docs: ${(e as Error).message}`);
+        }
+        if (tty) io.err('\n');
+        io.out(`docs: the A2A counterexample blocks of ${values.docs as string} rewritten\n`);
+        return 0;
+      }
       if (binding !== 'mcp-sse') {
         try {
           await writeSepDocs(values.docs as string, progress);
@@ -201,6 +230,7 @@ Options:
           onProgress: (x) => progress(progressLine(label, x)),
           workers,
           ...(maxStates !== undefined ? { maxStates } : {}),
+          ...(era !== undefined ? { era } : {}),
         }),
       );
     }

@@ -9,6 +9,7 @@ import { CLAIMS, type Claim } from '../../model/claims/index.js';
 import {
   killTable,
   mutantEntries,
+  a2aMutantEntries,
   taskMutantEntries,
   type KillRow,
 } from '../../model/mutants/kill-table.js';
@@ -137,12 +138,15 @@ export function explore(options: ExploreOptions): ExploreReport {
   let rows: KillRow[] = [];
   const k0 = performance.now();
   const tasks = options.binding === 'mcp-tasks';
+  const a2a = options.binding === 'a2a';
   if (options.killRuns > 0 && !replaying && options.mutant === undefined) {
     rows = killTable({
       runsPerProbe: options.killRuns,
       seed: options.seed,
       // Under mcp-tasks: the binding's mutants and the client mutants, in task-stream worlds.
       ...(tasks ? { entries: taskMutantEntries() } : {}),
+      // Under a2a: its binding's mutants, the client mutants and its server mutants, in A2A worlds.
+      ...(a2a ? { entries: a2aMutantEntries() } : {}),
       onRow: (r) =>
         options.progress?.(`mutants: ${r.mutant} ${r.claim ? `killed by ${r.claim}` : 'survived'}`),
     });

@@ -125,8 +125,8 @@ export function formatExploreReport(
       `mutant kill table (seed ${o.seed}, at most ${n(o.killRuns)} runs per probe; runs to kill ` +
         `adds up every probe tried, so it can exceed that; ` +
         `${(r.killMs / 1000).toFixed(1)} s; regenerate with ` +
-        (o.binding === 'mcp-tasks'
-          ? `\`mcp-resumption explore --binding mcp-tasks --seed ${o.seed} --mutant-runs ${o.killRuns}\`):`
+        (o.binding === 'mcp-tasks' || o.binding === 'a2a'
+          ? `\`mcp-resumption explore --binding ${o.binding} --seed ${o.seed} --mutant-runs ${o.killRuns}\`):`
           : `\`mcp-resumption mutants --seed ${o.seed} --runs ${o.killRuns}\`):`),
     );
     lines.push(formatKillTable(r.killTable));

@@ -8,10 +8,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
 import type { Scope } from '../../model/verify/scope.js';
-import { POLICIES, TASK_POLICIES, type PolicyName } from '../../model/world/config.js';
+import {
+  A2A_POLICIES,
+  POLICIES,
+  TASK_POLICIES,
+  type PolicyName,
+} from '../../model/world/config.js';
 import { progressLine } from './report.js';
 import { verifyOne, type VerifyRun } from './run.js';
-import { TASK_CLIENT_NAMES } from './spec.js';
+import { A2A_CLIENT_NAMES, TASK_CLIENT_NAMES } from './spec.js';
 
 /** One row: a search and its counts. */
 export type ManifestRow = Pick<
@@ -44,6 +49,14 @@ export function manifestSearches(binding = 'mcp-sse'): { policy: PolicyName; cli
       ...TASK_POLICIES.map((policy) => ({ policy, client: 'model' })),
       ...TASK_CLIENT_NAMES.filter((c) => c !== 'model').map((client) => ({
         policy: 'tasks-honest' as PolicyName,
+        client,
+      })),
+    ];
+  if (binding === 'a2a')
+    return [
+      ...A2A_POLICIES.map((policy) => ({ policy, client: 'model' })),
+      ...A2A_CLIENT_NAMES.filter((c) => c !== 'model').map((client) => ({
+        policy: 'a2a-sdk' as PolicyName,
         client,
       })),
     ];
@@ -94,7 +107,7 @@ export async function writeManifest(
 ): Promise<void> {
   const m = await readManifest(file);
   m.generatedBy =
-    'mcp-resumption verify --scope <scope> [--binding mcp-tasks] --manifest docs/verify-manifest.json';
+    'mcp-resumption verify --scope <scope> [--binding mcp-tasks|a2a] --manifest docs/verify-manifest.json';
   if (binding !== 'mcp-sse') {
     const rows = manifestRows(scope, progress, workers, binding);
     m.bindings = { ...m.bindings, [binding]: { ...m.bindings?.[binding], [scope.name]: rows } };

@@ -5,7 +5,7 @@
  */
 import { CLAIMS } from '../../model/claims/index.js';
 import { scopeConfigs, type Scope } from '../../model/verify/scope.js';
-import type { PolicyName } from '../../model/world/config.js';
+import type { A2aEra, PolicyName } from '../../model/world/config.js';
 import { counterexampleOfBreak, type VerifyCounterexample } from './counterexample.js';
 import { search, type SearchProgress } from './engine.js';
 import { searchParallel } from './parallel.js';
@@ -49,6 +49,8 @@ export interface VerifyOptions {
   maxStates?: number;
   /** Worker threads (default 1: this thread); the result is the same for any number. */
   workers?: number;
+  /** In the A2A world: only the configurations of this era. */
+  era?: A2aEra;
 }
 
 /** Searches `scope` with the server running (and declaring) `policy` and client `client`. */
@@ -58,7 +60,7 @@ export function verifyOne(
   client: string,
   options: VerifyOptions = {},
 ): VerifyRun {
-  const configs = scopeConfigs(scope, policy);
+  const configs = scopeConfigs(scope, policy, options.era);
   const subject = clientSubject(client);
   const limits = {
     ...(options.coverage ? { coverage: options.coverage } : {}),
@@ -68,7 +70,15 @@ export function verifyOne(
   const workers = options.workers ?? 1;
   const r =
     workers > 1
-      ? searchParallel({ scope: scope.name, policy, client }, { workers, ...limits })
+      ? searchParallel(
+          {
+            scope: scope.name,
+            policy,
+            client,
+            ...(options.era !== undefined ? { era: options.era } : {}),
+          },
+          { workers, ...limits },
+        )
       : search({ configs, subject, claims: CLAIMS, bounds: scope.bounds, ...limits });
   return {
     scope: scope.name,

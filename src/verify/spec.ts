@@ -5,9 +5,10 @@
  */
 import { CLAIMS } from '../../model/claims/index.js';
 import { BINDING_MUTANTS } from '../../model/mutants/binding-mutants.js';
+import { A2A_BINDING_MUTANTS, a2aBindingSubject } from '../../model/mutants/a2a-subjects.js';
 import { CLIENT_MUTANTS } from '../../model/mutants/client-mutants.js';
 import { scopeConfigs, scopeNamed } from '../../model/verify/scope.js';
-import type { PolicyName } from '../../model/world/config.js';
+import type { A2aEra, PolicyName } from '../../model/world/config.js';
 import type { Subject } from '../../model/world/property.js';
 import type { PartitionSpec } from './partition.js';
 
@@ -40,9 +41,40 @@ export const TASK_CLIENT_NAMES: readonly string[] = [
   ...TASK_CLIENT_MUTANTS,
 ];
 
+/**
+ * The client mutants of the SSE zoo that the A2A world's small scope kills, and so must kill
+ * (properties/verify/a2a-world.test.ts finds each killed where the model's client proves every
+ * claim). The others survive the small scope: `drops-cursor` and `accepts-no-cursor` (the A2A
+ * client's cursor is its own: the wire of 1.0 and dev-1.1 has none to drop, and 1986's always
+ * carries it), `delayed-forever` (no answer declares a floor below the cursor's successor without
+ * a head: a dev-1.1 snapshot at the cursor is caught up, a 1986 one states nothing),
+ * `head-ahead-caught-up` (a snapshot above the cursor is a floor above its successor as well),
+ * and `ignores-floor`, which `explore --binding a2a`'s kill table kills in longer worlds than the
+ * scope's (NoUnprovenAcceptance).
+ */
+export const A2A_CLIENT_MUTANTS: readonly string[] = [
+  'trusts-any-200',
+  'off-by-one-floor',
+  'unproven-forever',
+  'idle-on-app-thread',
+  'fails-empty-poll',
+  'waits-for-request-timeout',
+];
+
+/** The clients of the A2A world: the model's, each `a2a` binding mutant, the client mutants that apply. */
+export const A2A_CLIENT_NAMES: readonly string[] = [
+  'model',
+  ...A2A_BINDING_MUTANTS.map((m) => m.name),
+  ...A2A_CLIENT_MUTANTS,
+];
+
 /** The clients of a binding's world, by the binding's name. */
 export function clientNamesOf(binding: string): readonly string[] {
-  return binding === 'mcp-tasks' ? TASK_CLIENT_NAMES : CLIENT_NAMES;
+  return binding === 'mcp-tasks'
+    ? TASK_CLIENT_NAMES
+    : binding === 'a2a'
+      ? A2A_CLIENT_NAMES
+      : CLIENT_NAMES;
 }
 
 /** What runs as client `name` (`model`: the model's client; a binding mutant's name: its binding). */
@@ -51,8 +83,10 @@ export function clientSubject(name: string): Subject {
   const m = CLIENT_MUTANTS.find((x) => x.name === name);
   if (m) return m.subject;
   const b = BINDING_MUTANTS.find((x) => x.name === name);
-  if (!b) throw new Error(`no client ${name}`);
-  return b.subject;
+  if (b) return b.subject;
+  const a = A2A_BINDING_MUTANTS.find((x) => x.name === name);
+  if (!a) throw new Error(`no client ${name}`);
+  return a2aBindingSubject(a.rules);
 }
 
 /** One verification by name. */
@@ -60,6 +94,8 @@ export interface VerifyRef {
   scope: string;
   policy: PolicyName;
   client: string;
+  /** In the A2A world: only the configurations of this era. */
+  era?: A2aEra;
 }
 
 /** The search `ref` names: every claim, the scope's configurations of the policy. */
@@ -67,7 +103,7 @@ export function verifySpec(ref: VerifyRef): PartitionSpec {
   const scope = scopeNamed(ref.scope);
   if (!scope) throw new Error(`no scope ${ref.scope}`);
   return {
-    configs: scopeConfigs(scope, ref.policy),
+    configs: scopeConfigs(scope, ref.policy, ref.era),
     subject: clientSubject(ref.client),
     claims: CLAIMS,
     bounds: scope.bounds,
