@@ -158,12 +158,39 @@ describe('guard-wire readers', () => {
   );
   const encoder = new TextEncoder();
 
-  prop.prop([handedOn], { seed, numRuns: runs(1000) })(
-    'utf8 gives exactly the bytes TextEncoder.encode gives (its ASCII shortcut included)',
-    (text) => {
-      expect([...utf8(encoder, text)]).toEqual([...encoder.encode(text)]);
+  // The parts the guard hands on at once (a held block start and the text after it, or one).
+  const partsHandedOn = fc.array(handedOn, { minLength: 1, maxLength: 3 });
+
+  prop.prop([partsHandedOn], { seed, numRuns: runs(1000) })(
+    'utf8 gives exactly the bytes TextEncoder.encode gives the joined parts (its ASCII shortcut included)',
+    (parts) => {
+      expect([...utf8(encoder, parts)]).toEqual([...encoder.encode(parts.join(''))]);
     },
   );
+
+  test('the property kills a shortcut that bounds only the whole text, not each part', () => {
+    // Each part written from its offset to the end of the array: a part that is not ASCII
+    // fits in the room of the parts after it, and passes the check.
+    const unbounded = (parts: string[]): Uint8Array => {
+      const bytes = new Uint8Array(parts.join('').length);
+      let at = 0;
+      for (const part of parts) {
+        if (encoder.encodeInto(part, bytes.subarray(at)).read !== part.length)
+          return encoder.encode(parts.join(''));
+        at += part.length;
+      }
+      return bytes;
+    };
+    const result = fc.check(
+      fc.property(partsHandedOn, (parts) => {
+        const want = encoder.encode(parts.join(''));
+        const got = unbounded(parts);
+        return got.length === want.length && got.every((b, i) => b === want[i]);
+      }),
+      { seed, numRuns: runs(1000) },
+    );
+    expect(result.failed, `the unbounded shortcut survived (seed ${seed})`).toBe(true);
+  });
 
   test('the property kills a shortcut that trusts the one-byte array without its check', () => {
     const trusting = (text: string): Uint8Array => {

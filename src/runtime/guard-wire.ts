@@ -60,14 +60,26 @@ export function serialize(e: EventSourceMessage): string {
 }
 
 /**
- * `encoder.encode(text)`, cheaper for ASCII text (what a guarded stream almost always hands on):
- * written into an array of one byte per character, which holds the whole text only when every
- * character is ASCII (any other takes two bytes or more); else encoded as usual.
+ * `encoder.encode(parts.join(''))`, cheaper for ASCII text (what a guarded stream almost always
+ * hands on) and without joining: each part is written into its own span of an array of one byte
+ * per character, which holds the part only when every character of it is ASCII (any other takes
+ * two bytes or more); else the joined text is encoded as usual. (The guard hands on the held
+ * start of a block and the text after it as two parts: a join copies the whole read again.)
  */
-export function utf8(encoder: InstanceType<typeof TextEncoder>, text: string): Uint8Array {
-  const bytes = new Uint8Array(text.length);
-  if (encoder.encodeInto(text, bytes).read === text.length) return bytes;
-  return encoder.encode(text);
+export function utf8(
+  encoder: InstanceType<typeof TextEncoder>,
+  parts: readonly string[],
+): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    const span = parts.length === 1 ? bytes : bytes.subarray(at, at + part.length);
+    if (encoder.encodeInto(part, span).read !== part.length) return encoder.encode(parts.join(''));
+    at += part.length;
+  }
+  return bytes;
 }
 
 function parseJson(text: string): unknown {
