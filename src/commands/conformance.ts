@@ -174,12 +174,12 @@ Task event streams (SEP-2694, --binding mcp-tasks):
   invalid-after, other-task. Exit 1 when one fails.
 
 A2A task subscriptions (--binding a2a): the A2A scenarios against @a2a-js/sdk 1.3.0 servers in
-  process (its in-memory task store, and the same store behind write and read latency; needs
-  @a2a-js/sdk 1.3.0 and express 5 beside this package: npm install @a2a-js/sdk@1.3.0
-  express@5, or a clone, whose devDependencies hold them). Each cell: the a2a checker's verdict on the
-  resubscribe (era 1.0) and the ground truth (what the agent emitted against what the client
-  received: clean, loss, duplicate, refused). --only, --timeout, --json and --write FILE (the
-  block conformance-a2a) apply. Scenarios: away, seam-loss, snapshot-equal, seam-duplicate,
+  process (its in-memory task store, and the same store behind write and read latency). Needs
+  @a2a-js/sdk 1.3.0 and express 5 beside this package (npm install @a2a-js/sdk@1.3.0 express@5),
+  or a clone, whose devDependencies hold them. Each cell: the a2a checker's verdict on the
+  resubscribe (era 1.0), and what the agent emitted against what the client received (clean,
+  loss, duplicate, refused). --only, --timeout, --json and --write FILE (the block
+  conformance-a2a) apply. Scenarios: away, seam-loss, snapshot-equal, seam-duplicate,
   finished-while-away. Exit 1 when a cell could not run.
 
 Scenarios: within-window, after-eviction, after-restart, other-stream, other-session,
