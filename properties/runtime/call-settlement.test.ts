@@ -439,6 +439,8 @@ async function settlementsIn(
   expect(res.status).toBe(200);
   const { text, error } = await readAll(res);
   expect(error).toBeNull();
+  // Nothing but whole events, one after the other.
+  expect(text).toMatch(/^(?:id: [^\n]*\ndata: [^\n]*\n\n)+$/);
   return [...text.matchAll(/id: (.*)\ndata: (.*)\n\n/g)].map((m) => ({
     id: m[1]!,
     message: JSON.parse(m[2]!) as {
@@ -478,7 +480,11 @@ describe('a failure decided while no request waits: the next reconnect without a
     ]);
     expect(g.state().failed).toBe(2);
     const sent = g.sent.length;
-    const ended = await settlementsIn(await g.get());
+    const res = await g.get();
+    // An SSE answer the SDK reads as a stream, never cached.
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const ended = await settlementsIn(res);
     expect(g.sent).toHaveLength(sent);
     expect(ended.map((e) => e.message.id)).toEqual([1, 2]);
     for (const e of ended) {
