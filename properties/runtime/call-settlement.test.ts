@@ -7,7 +7,7 @@
  * call-settlement.ts: it reads the settlement word for word, and what `resumptionFailureOf`
  * makes of every shape of error a call can reject with.
  */
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import {
   continuityGuard,
   inspectGuard,
@@ -420,5 +420,80 @@ describe('what the settlement and the failure name, at the edges', () => {
       { type: 'decision', outcome: 'resumption-failed' },
     ]);
     expect(traced.state()).toEqual({ streams: 1, failed: 1, owed: 0, pending: 0 });
+  });
+});
+
+/** Fake clock and timers (the guard reads `Date.now()` and sets its budget's timeout). */
+function fakeClock() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  vi.setSystemTime(1_000_000);
+  return (ms: number) => vi.advanceTimersByTimeAsync(ms);
+}
+
+/** The settlement events of a body, in order: their ids and their JSON-RPC messages. */
+async function settlementsIn(
+  res: Response,
+): Promise<
+  { id: string; message: { id: unknown; error: { code: number; data: { code: string } } } }[]
+> {
+  expect(res.status).toBe(200);
+  const { text, error } = await readAll(res);
+  expect(error).toBeNull();
+  // Nothing but whole events, one after the other.
+  expect(text).toMatch(/^(?:id: [^\n]*\ndata: [^\n]*\n\n)+$/);
+  return [...text.matchAll(/id: (.*)\ndata: (.*)\n\n/g)].map((m) => ({
+    id: m[1]!,
+    message: JSON.parse(m[2]!) as {
+      id: unknown;
+      error: { code: number; data: { code: string } };
+    },
+  }));
+}
+
+describe('a failure decided while no request waits: the next reconnect without a cursor ends the call', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // Both calls' streams end before their responses, their resumes prove nothing (empty polls),
+  // and the proof budget runs out between requests: each call still waits for its answer. The
+  // SDK's next GET (no Last-Event-ID: it may come from either call) ends both, in one stream
+  // (call-endings.ts, failedAnswers).
+  test('two calls failed by their budgets are both ended by one cursor-less GET, each with its own error response', async () => {
+    const tick = fakeClock();
+    const g = guard(
+      (s, n) => {
+        if (s.method === 'POST') return sseResponse(ev(n === 0 ? 'ab1-s1-1' : 'ab1-s2-1'));
+        return sseResponse(': k\n\n');
+      },
+      { proofTimeoutMs: 100 },
+    );
+    expect((await readAll(await g.post(call(1)))).text).toBe(ev('ab1-s1-1'));
+    expect((await readAll(await g.post(call(2)))).text).toBe(ev('ab1-s2-1'));
+    expect((await readAll(await g.get('ab1-s1-1'))).error).toBeNull();
+    expect((await readAll(await g.get('ab1-s2-1'))).error).toBeNull();
+    expect(g.failures).toEqual([]);
+    await tick(150);
+    expect(g.failures.map((e) => [e.code, e.requestId])).toEqual([
+      ['unproven', 1],
+      ['unproven', 2],
+    ]);
+    expect(g.state().failed).toBe(2);
+    const sent = g.sent.length;
+    const res = await g.get();
+    // An SSE answer the SDK reads as a stream, never cached.
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const ended = await settlementsIn(res);
+    expect(g.sent).toHaveLength(sent);
+    expect(ended.map((e) => e.message.id)).toEqual([1, 2]);
+    for (const e of ended) {
+      expect(e.id).toMatch(OWN_ID);
+      expect(e.message.error.code).toBe(RESUMPTION_ERROR_CODE);
+      expect(e.message.error.data.code).toBe('unproven');
+    }
+    expect(ended[0]!.id.endsWith('-1')).toBe(true);
+    expect(ended[1]!.id.endsWith('-2')).toBe(true);
+    expect(g.state()).toEqual({ streams: 0, failed: 0, owed: 0, pending: 0 });
   });
 });
