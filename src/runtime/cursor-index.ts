@@ -47,8 +47,7 @@ export class CursorIndex {
   /** Drops the id a track holds, unless a later stream holds it now. */
   forget(track: Track): void {
     this.catchUp();
-    if (track.lastId !== null && this.map.get(track.lastId) === track)
-      this.drop(track.lastId);
+    if (track.lastId !== null && this.map.get(track.lastId) === track) this.drop(track.lastId);
   }
 
   /** Whether the map holds `id`: a lazy write would leave its entry to another stream. */

@@ -65,6 +65,13 @@ const CHOICES: Record<string, readonly string[]> = Object.fromEntries(
   Object.entries(CONFIG_CHOICES).filter(([k]) => k !== 'policy'),
 );
 
+/**
+ * The choices a world may leave unset (absent means the default): `era`, which only an A2A
+ * world reads. Their select has a "(default)" option, so a world without one shows and reads
+ * back as it was, not as a value it never named.
+ */
+const OPTIONAL_CHOICES: ReadonlySet<string> = new Set(['era']);
+
 let session: Session = newSession({ cfg: PRESETS[0]!.cfg, commands: [], client: MODEL_CLIENT });
 
 function options(values: readonly string[], labels: readonly string[] = values): string {
@@ -95,7 +102,7 @@ function buildForm(): void {
   ).concat(
     Object.entries(CHOICES).map(
       ([k, vs]) =>
-        `<label title="${help(k)}">${label(k)} <select id="cfg-${k}" data-key="${k}" title="${help(k)}">${options(vs)}</select></label>`,
+        `<label title="${help(k)}">${label(k)} <select id="cfg-${k}" data-key="${k}" title="${help(k)}">${OPTIONAL_CHOICES.has(k) ? '<option value="">(default)</option>' : ''}${options(vs)}</select></label>`,
     ),
   );
   $('config-fields').innerHTML = fields.join('');
@@ -110,7 +117,7 @@ function fillForm(spec: WorldSpec): void {
   for (const k of NUMBERS)
     $<HTMLInputElement>(`cfg-${k}`).value = c[k] === null ? 'inf' : String(c[k]);
   for (const k of Object.keys(CHOICES))
-    $<HTMLSelectElement>(`cfg-${k}`).value = String(c[k] ?? false);
+    $<HTMLSelectElement>(`cfg-${k}`).value = String(c[k] ?? (OPTIONAL_CHOICES.has(k) ? '' : false));
   $<HTMLSelectElement>('client').value = spec.client;
   $<HTMLSelectElement>('policy').value = spec.cfg.policy;
   $<HTMLSelectElement>('server-runs').value = spec.server ?? '';
@@ -126,8 +133,11 @@ function fillForm(spec: WorldSpec): void {
 /** The set-up the form says, or an error naming the field that is wrong. */
 function readForm(): Omit<WorldSpec, 'commands'> {
   const parts = NUMBERS.map((k) => `${k}=${$<HTMLInputElement>(`cfg-${k}`).value.trim()}`);
-  for (const k of Object.keys(CHOICES))
-    parts.push(`${k}=${$<HTMLSelectElement>(`cfg-${k}`).value}`);
+  for (const k of Object.keys(CHOICES)) {
+    const v = $<HTMLSelectElement>(`cfg-${k}`).value;
+    // An optional field left at its default is not written (the world string reads the same).
+    if (v !== '' || !OPTIONAL_CHOICES.has(k)) parts.push(`${k}=${v}`);
+  }
   parts.push(`policy=${$<HTMLSelectElement>('policy').value}`);
   const cfg: WorldConfig = parseConfig(parts.join(','));
   const server = $<HTMLSelectElement>('server-runs').value;
