@@ -165,7 +165,13 @@ export const CLIENT_SCENARIOS: readonly ClientScenario[] = [
       ctx.call({ tag: 'A', n: 6, holds: [4], gapMs: 2 });
       await ctx.progressed(3);
       const before = ctx.net.gets.length;
+      // The cut must fall on the resumed stream itself, answered: on a loaded machine the two
+      // GETs counted below were at times the standalone one twice, the cut then fell on the
+      // resume's request, and the SDK retried it with its cursor (a healthy resume, not this
+      // cell). So the resume's own answer is awaited (an error if none comes), then the count.
+      const resumed = ctx.net.resumeAnswered(ctx.timeoutMs);
       ctx.adapter.dropConnections();
+      await resumed;
       // The resumed stream (and the standalone one) answered: nothing new is there yet.
       await ctx.net.answered(before + 2, ctx.timeoutMs);
       await settle(100);
