@@ -307,6 +307,61 @@ describe('resumptionFailureOf reads only the guard error', () => {
       expect(resumptionFailureOf(forged), JSON.stringify(forged)).toBeNull();
     expect(resumptionFailureOf(genuine)).not.toBeNull();
   });
+
+  test('sealed data under another code is not the guard error: only a -32030 is', () => {
+    const genuine = settled(skip);
+    expect(resumptionFailureOf(genuine)).not.toBeNull();
+    for (const code of [-32000, -32603, String(RESUMPTION_ERROR_CODE)])
+      expect(resumptionFailureOf({ ...genuine, code }), String(code)).toBeNull();
+  });
+
+  // The fields below are sealed as the guard wrote them, so only a guard that settled an error
+  // built outside its types (a JavaScript caller, a cast) can seal them: the reader still
+  // refuses an outcome that is not a failure, and reads what is not text as unknown.
+  test('a sealed outcome that is not a failure is refused, whatever its type', () => {
+    for (const outcome of ['resumed', 'delayed', 'Resumption-failed', 7, null])
+      expect(
+        resumptionFailureOf(settled(new StreamResumptionError('m', 'skip', outcome as never))),
+        String(outcome),
+      ).toBeNull();
+  });
+
+  test('sealed call fields that are not text (or an id that is no JSON-RPC id) read back as null', () => {
+    const odd = new StreamResumptionError('m', 'skip', 'resumption-failed', {
+      requestId: { x: 1 } as never,
+      method: 5 as never,
+      request: null,
+      stream: true as never,
+      cursor: 12 as never,
+      lastDelivered: ['s-4'] as never,
+    });
+    expect(resumptionFailureOf(settled(odd))!.call).toEqual({
+      requestId: null,
+      method: null,
+      request: null,
+      stream: null,
+      cursor: null,
+      lastDelivered: null,
+    });
+    const text = new StreamResumptionError('m', 'skip', 'resumption-failed', {
+      requestId: 'r-1',
+      method: 'tools/call',
+      request: null,
+      stream: 's',
+      cursor: 's-1',
+      lastDelivered: 's-1',
+    });
+    expect(resumptionFailureOf(settled(text))!.call).toEqual(text.call);
+  });
+
+  test('a sealed reason that is not text reads back as "resumption failed", and an odd code as unproven', () => {
+    const e = new StreamResumptionError('m', 'skip');
+    (e as { message: unknown }).message = 42;
+    (e as { code: unknown }).code = 9;
+    const back = resumptionFailureOf(settled(e))!;
+    expect(back.message).toBe('resumption failed');
+    expect(back.code).toBe('unproven');
+  });
 });
 
 describe('what the settlement and the failure name, at the edges', () => {

@@ -2355,6 +2355,15 @@ describe('observe only, past the budget', () => {
     expect((await readAll(await g.get('3'))).error).toBeNull();
     expect(g.sent).toHaveLength(3);
     expect(g.trace.filter((l) => l.type === 'reconnect')).toHaveLength(2);
+    // (budgetRunsOut: a held answer fed when the budget ran out, which decides nothing in
+    // observe mode, ends the run-out there: no disconnect line is written after it.)
+    expect(g.trace.slice(-5).map((l) => l.type)).toEqual([
+      'reconnect',
+      'disconnect',
+      'response',
+      'decision',
+      'end',
+    ]);
   });
 });
 
@@ -2382,5 +2391,82 @@ describe("the guard's trace marks the response", () => {
     const dropped = await checkTrace(lines, { strict: true });
     expect(dropped.summary.dropped).toHaveLength(1);
     expect(dropped.exitCode).toBe(1);
+  });
+});
+
+// guard-body.ts's survivors of the 2026-12-07 run (docs/mutation.md): each test names the
+// line it holds, and each was seen failing on that mutant applied by hand.
+describe('what the guarded body takes for the response, and what it writes after one', () => {
+  const ERROR = { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'tool failed' } };
+  /** The guard's own id-only event after an error response (responded: `marked`). */
+  const MARKER = /^id: mcpr-call-ended-[^\n]+\ndata: \n\n$/;
+
+  test("after an error response on a stream with ids, the guard's own id-only event goes on (SDK 1.x reconnects after an error)", async () => {
+    const g = guard(() => sseResponse(ev(1) + ev(2, ERROR)));
+    const { text, error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(text.startsWith(ev(1) + ev(2, ERROR))).toBe(true);
+    expect(text.slice((ev(1) + ev(2, ERROR)).length)).toMatch(MARKER);
+    expect(g.failures).toEqual([]);
+  });
+
+  test('no such event after a result, after an id-less error, or when the guard only observes', async () => {
+    for (const [body, options] of [
+      [ev(1) + ev(2, RESULT), {}],
+      [ev(null, ERROR), {}],
+      [ev(1) + ev(2, ERROR), { enforce: false }],
+    ] as const) {
+      const g = guard(() => sseResponse(body), options);
+      const { text, error } = await readAll(await g.post());
+      expect(error).toBeNull();
+      expect(text, body).toBe(body);
+    }
+  });
+
+  test('an id-less error response is the response: traced as one, and the stream owes nothing', async () => {
+    const g = guard(() => sseResponse(ev(null, { a: 1 }) + ev(null, ERROR)));
+    const { error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(g.trace.map(({ stream: _s, ...l }) => l)).toEqual([
+      { type: 'open', status: 200 },
+      { type: 'event' },
+      { type: 'event', response: true },
+      { type: 'end' },
+    ]);
+    expect(g.state()).toMatchObject({ owed: 0, failed: 0 });
+  });
+
+  test("a response under another event type is not the call's (the SDKs read `message` events only): the stream still owes it", async () => {
+    const other = `event: other\nid: 2\ndata: ${JSON.stringify(RESULT)}\n\n`;
+    const g = guard(() => sseResponse(ev(1) + other));
+    const { error } = await readAll(await g.post());
+    expect(error).toBeNull();
+    expect(g.trace.some((l) => l.response === true)).toBe(false);
+    expect(g.state()).toMatchObject({ owed: 1 });
+  });
+
+  test('a comment before the first event of a resume writes no keepalive line before the 200 (its time would go back)', async () => {
+    const g = interrupted(() => sseResponse(': ping\n\n' + ev(4) + ev(5, RESULT)));
+    await readAll(await g.post());
+    const { error } = await readAll(await g.get('3'));
+    expect(error).toBeNull();
+    const types = g.trace.filter((l) => l.stream === 1).map((l) => l.type);
+    expect(types.indexOf('response')).toBeGreaterThanOrEqual(0);
+    expect(types.slice(0, types.indexOf('response'))).not.toContain('keepalive');
+    expect(checkTrace(g.trace.map((l) => JSON.stringify(l)).join('\n'))).toBeTruthy();
+  });
+
+  test('an event over maxEventBytes on a resume fails it naming the bound, not as an unproven resume', async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => sseResponse(`id: 4\ndata: ${'x'.repeat(100)}`), {
+      maxEventBytes: 64,
+      proofTimeoutMs: 100,
+    });
+    await readAll(await g.post());
+    const { error } = await readAll(await g.get('3'));
+    expect((error as Error).message).toBe('SSE event larger than 64 bytes');
+    await tick(150);
+    expect(g.failures).toHaveLength(1);
+    expect(g.failures[0]!.message).toMatch(/larger than maxEventBytes \(64 bytes\) was given up/);
   });
 });
