@@ -183,6 +183,35 @@ describe('the rewriter', () => {
     });
   });
 
+  // The field names written out (isData, isId, isNamed; 2026-12-07's rerun): each letter of
+  // `data` is compared, a line that only starts with `i` is no id, and a bare `retry` (no
+  // colon) is a retry field.
+  test('a field one letter off data, or only starting with i, is neither: the id-only block is rewritten, the other not', () => {
+    const rewrite = idOnlyBlocksAsPriming(1024);
+    for (const off of ['dxta', 'daxa', 'datx', 'dat'])
+      expect(rewrite(`id: 3\n${off}: x\n\n`), off).toBe(`id: 3\n${off}: x\ndata:\n\n`);
+    expect(idOnlyBlocksAsPriming(1024)('id: 3\ndata\n\n')).toBe('id: 3\ndata\n\n');
+    for (const notId of ['ix: 5', 'i: 5', 'if: 5'])
+      expect(idOnlyBlocksAsPriming(1024)(`${notId}\n\n`), notId).toBe(`${notId}\n\n`);
+  });
+
+  test('a bare `retry` line (a retry field with no value) is a retry and a callback', () => {
+    const lines = new SseLines(1024);
+    lines.push('data: 1\n\nretry\n');
+    expect({ retry: lines.retry, tail: lines.tailCallbacks }).toEqual({ retry: true, tail: true });
+    lines.push('retryx\n');
+    expect(lines.retry).toBe(false);
+  });
+
+  test('a block ended by a blank line in a lone CR, with no block before it in the text, is not seen yet: boundary -1 (the first block before it, when one is)', () => {
+    // (The parser holds a line ended by a lone CR: the blank line's block is not dispatched.)
+    const lines = new SseLines(1024);
+    lines.push('data: x\n\rX');
+    expect(lines.boundary).toBe(-1);
+    lines.push('\ndata: y\n\ndata: z\n\rX');
+    expect(lines.boundary).toBe('X\ndata: y\n\n'.length);
+  });
+
   const block = fc.constantFrom(
     'id: 7\n\n',
     'id: 7\r\n\r\n',
