@@ -36,6 +36,8 @@ const RUNTIME_FAST = [
   // The body's own bookkeeping (guard-body.ts): text as it came or written anew, the tail's
   // bound, the `id"` count, a body the application gives up.
   'properties/runtime/guard-body.test.ts',
+  // What a refused resume's error says (guard-requests.ts reads the server's words for it).
+  'properties/runtime/error-words.test.ts',
 ];
 
 /**

@@ -6,6 +6,7 @@
  * crashed server. Network-free (a scripted fetch).
  */
 import { describe, expect, test } from 'vitest';
+import { adviceFor } from '../../src/runtime/guard-core.js';
 import { continuityGuard, type StreamResumptionError } from '../../src/runtime/index.js';
 import { ev, readAll, scriptedFetch, sseResponse } from './scripted-fetch.js';
 
@@ -82,4 +83,29 @@ describe('a refused resume says what the server said', () => {
     await f(URL_, { method: 'GET', headers: { 'last-event-id': '1' } }).catch(() => {});
     expect(failures[0]!.message).toBe('unexpected reconnect status=405');
   });
+});
+
+describe('adviceFor, method by method', () => {
+  const READ = 're-issue the request as a new one (a read may run twice)';
+  const PARTIAL =
+    'surface a partial result (re-issue only a call that may run twice: see reissueOnce)';
+  test.each([
+    'tools/list',
+    'resources/list',
+    'resources/templates/list',
+    'resources/read',
+    'prompts/list',
+    'prompts/get',
+    'completion/complete',
+    'ping',
+  ])('%s is a read: re-issue it', (method) => {
+    expect(adviceFor(method)).toBe(READ);
+  });
+
+  test.each(['tools/call', 'sampling/createMessage', 'Tools/list', '', 5, undefined, null])(
+    '%s is no read: surface a partial result',
+    (method) => {
+      expect(adviceFor(method)).toBe(PARTIAL);
+    },
+  );
 });

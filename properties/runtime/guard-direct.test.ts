@@ -2467,6 +2467,165 @@ describe('what the guarded body takes for the response, and what it writes after
     expect((error as Error).message).toBe('SSE event larger than 64 bytes');
     await tick(150);
     expect(g.failures).toHaveLength(1);
-    expect(g.failures[0]!.message).toMatch(/larger than maxEventBytes \(64 bytes\) was given up/);
+    expect(g.failures[0]!.message).toBe(
+      'an SSE event larger than maxEventBytes (64 bytes) was given up unread, so nothing proved ' +
+        'the resume (raise maxEventBytes above the largest message the server sends)',
+    );
+    expect(g.failures[0]).toMatchObject({ code: 'unproven', outcome: 'resumption-failed' });
   });
+
+  test('after an event over maxEventBytes on a first stream, a 404 to its resume is the session lost, in its own words', async () => {
+    // (Event 1 in a read of its own: it is delivered, the stream holds cursor 1.)
+    const w = wire(ev(1), `id: 2\ndata: ${'x'.repeat(100)}`);
+    const g = guard(
+      (s) => (s.method === 'POST' ? sseResponse(w) : new Response(null, { status: 404 })),
+      { maxEventBytes: 64 },
+    );
+    expect((await readAll(await g.post())).error).toBeInstanceOf(Error);
+    await rejection(g.get('1'));
+    expect(g.failures).toHaveLength(1);
+    expect(g.failures[0]).toMatchObject({ code: 'session-gone', outcome: 'session-lost' });
+    expect(g.failures[0]!.message).not.toMatch(/maxEventBytes/);
+  });
+});
+
+// guard-requests.ts's survivors of the 2026-12-07 rerun: a GET without a cursor is judged
+// within its own session (its `Mcp-Session-Id`), and a re-issue frees only the call it names.
+describe('a GET without a cursor, within its session', () => {
+  const sid = (id: string) => ({ 'mcp-session-id': id });
+  type G = ReturnType<typeof guard>;
+  const getIn = (g: G, session: string) => g.f(URL_, { method: 'GET', headers: sid(session) });
+  const postIn = (g: G, session: string) =>
+    g.f(URL_, { method: 'POST', body: CALL, headers: sid(session) });
+
+  /** Standalone GETs stay open; POSTs deliver 1..3 and end (`open`: the first POST stays open). */
+  function world(firstPostOpen = false) {
+    let posts = 0;
+    return guard((s) => {
+      if (s.method === 'POST') {
+        posts++;
+        return sseResponse(firstPostOpen && posts === 1 ? wire(ev(7)) : ev(1) + ev(2) + ev(3));
+      }
+      if (s.lastEventId === null) return sseResponse(wire());
+      return sseResponse(ev(4) + ev(5, RESULT));
+    });
+  }
+  const resumedFrom3 = (g: G) => g.sent.some((s) => s.method === 'GET' && s.lastEventId === '3');
+
+  test("restored: the session's one interrupted stream, while the session's standalone stream is open", async () => {
+    const g = world();
+    await getIn(g, 'A');
+    await readAll(await postIn(g, 'A'));
+    const { text, error } = await readAll(await getIn(g, 'A'));
+    expect(error).toBeNull();
+    expect(resumedFrom3(g)).toBe(true);
+    expect(text).toBe(ev(4) + ev(5, RESULT));
+  });
+
+  test.each([
+    ['the open standalone stream is another session’s', ['B'], false],
+    ['only a call’s stream is open in the session', [], true],
+  ] as const)(
+    'not restored when %s: the cursor was dropped (rule 0)',
+    async (_w, standalone, open) => {
+      const g = world(open);
+      for (const s of standalone) await getIn(g, s);
+      if (open) await postIn(g, 'A'); // (its stream stays open, unread)
+      await readAll(await postIn(g, 'A'));
+      await rejection(getIn(g, 'A'));
+      expect(resumedFrom3(g)).toBe(false);
+      expect(g.failures.map((f) => f.code)).toEqual(['cursor-dropped']);
+    },
+  );
+
+  test('not restored with two interrupted streams in the session: which one cannot be told', async () => {
+    const g = world();
+    await getIn(g, 'A');
+    await readAll(await postIn(g, 'A'));
+    await readAll(await postIn(g, 'A'));
+    await rejection(getIn(g, 'A'));
+    expect(resumedFrom3(g)).toBe(false);
+    expect(g.failures.map((f) => f.code)).toEqual(['cursor-dropped']);
+  });
+
+  test("a failed call of session A is not the answer to session B's GET", async () => {
+    const g = guard((s) =>
+      s.method === 'POST'
+        ? sseResponse(ev(1) + ev(2) + ev(3))
+        : s.lastEventId === null
+          ? sseResponse(ev(null, { n: 'standalone' }))
+          : sseResponse(ev(6)),
+    );
+    await readAll(await postIn(g, 'A'));
+    await readAll(
+      await g.f(URL_, { method: 'GET', headers: { ...sid('A'), 'last-event-id': '3' } }),
+    );
+    expect(g.state()).toMatchObject({ failed: 1 });
+    const { text, error } = await readAll(await getIn(g, 'B'));
+    expect(error).toBeNull();
+    expect(text).toBe(ev(null, { n: 'standalone' }));
+    await rejection(getIn(g, 'A'));
+  });
+
+  test('a re-issue frees only the call it names: another method, stream or last id frees nothing', async () => {
+    const g = interrupted(() => sseResponse(ev(6)));
+    await readAll(await g.post());
+    await readAll(await g.get('3'));
+    const failure = g.failures[0]!;
+    for (const field of [{ method: 'tools/list' }, { stream: 'other' }, { lastDelivered: '2' }]) {
+      const near = new StreamResumptionError('x', 'skip', 'resumption-failed', {
+        ...failure.call!,
+        ...field,
+      });
+      await readAll(await markReissue(near, () => g.post()));
+      expect(g.state(), JSON.stringify(field)).toMatchObject({ failed: 1 });
+    }
+    await readAll(await markReissue(failure, () => g.post()));
+    expect(g.state()).toMatchObject({ failed: 0 });
+  });
+});
+
+describe('a resume the budget ends while its headers are on their way', () => {
+  test("endCalls 'respond': the aborted resume is answered with the call's ending (a response), not a rejection", async () => {
+    const tick = fakeClock();
+    const g = interrupted(() => 'hang', { proofTimeoutMs: 50, endCalls: 'respond' });
+    await readAll(await g.post());
+    const resumed = g.get('3');
+    await tick(52);
+    const res = await resumed;
+    expect(g.failures.map((e) => e.code)).toEqual(['no-response']);
+    expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect((await readAll(res)).text).toContain('"code":-32030');
+  });
+
+  test.each([
+    ['with an SSE body', () => sseResponse(ev(4) + ev(5, RESULT))],
+    ['without a body', () => new Response(null, { status: 200 })],
+  ])(
+    'headers that come after the budget ran out (a fetch that ignores the abort), %s: the failure, and nothing of it is judged',
+    async (_w, late) => {
+      const tick = fakeClock();
+      let answer: Response | undefined;
+      const g = interrupted(
+        () =>
+          new Promise<Response>((r) =>
+            setTimeout(() => {
+              answer = late();
+              r(answer);
+            }, 100),
+          ),
+        { proofTimeoutMs: 50 },
+      );
+      await readAll(await g.post());
+      const resumed = rejection(g.get('3'));
+      await tick(120);
+      const e = await resumed;
+      expect(codeOf(e)).toBe('no-response');
+      expect(g.failures).toHaveLength(1);
+      expect(answer).toBeDefined();
+      // (Nothing of the late answer is judged: no line after the failure's decision.)
+      expect(g.trace.at(-1)).toEqual({ stream: 1, type: 'decision', outcome: 'resumption-failed' });
+      expect(g.trace.some((l) => l.type === 'event' && l.id === 4)).toBe(false);
+    },
+  );
 });

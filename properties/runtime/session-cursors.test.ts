@@ -9,6 +9,9 @@
 import { describe, expect, test } from 'vitest';
 import type { Track } from '../../src/runtime/guard-track.js';
 import { SessionCursors } from '../../src/runtime/session-cursors.js';
+import { GuardCore } from '../../src/runtime/guard-core.js';
+import { GuardRequests } from '../../src/runtime/guard-requests.js';
+import { guardOver } from '../../src/runtime/continuity-guard.js';
 
 /** A stream as the index sees it: only its last delivered id. */
 const stream = () => ({ lastId: null }) as unknown as Track;
@@ -59,5 +62,52 @@ describe('session cursors', () => {
     sessions.enter('A').remember(a, '5');
     expect(() => sessions.leave('B')).not.toThrow();
     expect(sessions.holding('A', '5')).toBe(a);
+  });
+});
+
+describe("the guard's sessions: an index lives while the guard follows a stream of its session", () => {
+  /** Session cursors that say whether they hold a session's index. */
+  class Counted extends SessionCursors {
+    live(scope: string): boolean {
+      return (this as unknown as { sessions: Map<string, unknown> }).sessions.has(scope);
+    }
+  }
+  /** The guard's own core, with its session cursors in view (made by its constructor). */
+  let counted: Counted | undefined;
+  class CountingCore extends GuardCore {
+    protected override sessionCursors(): SessionCursors {
+      counted = new Counted();
+      return counted;
+    }
+  }
+
+  test('a call whose response arrived leaves no index behind; one still followed keeps its own', async () => {
+    const body = (done: boolean) =>
+      'id: 1\ndata: {"n":1}\n\n' +
+      (done ? 'id: 2\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n' : '');
+    let n = 0;
+    const core = new CountingCore({ endCalls: 'error' });
+    const f = guardOver(
+      core,
+      new GuardRequests(
+        core,
+        (async () =>
+          new Response(body(n++ === 0), {
+            headers: { 'content-type': 'text/event-stream' },
+          })) as typeof fetch,
+      ),
+    );
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} });
+    const post = (sid: string) =>
+      f('http://127.0.0.1:9/mcp', {
+        method: 'POST',
+        body: call,
+        headers: { 'mcp-session-id': sid },
+      });
+    await (await post('A')).text();
+    expect(counted!.live('http://127.0.0.1:9/mcp\nA')).toBe(false);
+    await (await post('B')).text();
+    // B's stream ended without its response: followed (a reconnect may come), its index kept.
+    expect(counted!.live('http://127.0.0.1:9/mcp\nB')).toBe(true);
   });
 });

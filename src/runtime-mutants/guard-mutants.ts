@@ -126,8 +126,12 @@ class LazyIndexSkipsTakenIds extends GuardCore {
 
 /** `non-sse-unjudged`: a 200 answer that is not SSE is passed through. */
 class NonSseUnjudged extends GuardRequests {
-  protected override judgesNonSse(): boolean {
-    return false;
+  protected override nonSseResume(_track: Track, response: Response): Response {
+    return response;
+  }
+
+  protected override nonSseOpen(response: Response): Response {
+    return response;
   }
 }
 

@@ -215,7 +215,6 @@ export class GuardCore extends DecisionCore<Track, string> {
       completed: false,
       plain: false,
       failure: null,
-      call: call?.key ?? null,
       request: call?.request ?? null,
       cursor: null,
       settled: false,

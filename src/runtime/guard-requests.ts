@@ -285,15 +285,7 @@ export class GuardRequests {
     }
     if (response.status !== 200)
       return refused(core.record(track, { type: 'response', status: response.status }));
-    if (!isSse || !response.body) {
-      if (!this.judgesNonSse()) return response;
-      // Only a 200 with text/event-stream can prove a resume: any other body is not read as
-      // SSE. The guard drops it (a disconnect after the 200): the machine says unproven.
-      const e = core.record(track, { type: 'response', status: 200 }, { contentType: type });
-      if (e) return refused(e);
-      if (!core.enforce) return response;
-      return refused(core.record(track, { type: 'disconnect' }));
-    }
+    if (!isSse || !response.body) return this.nonSseResume(track, response, type, refused);
     track.held = true;
     track.heldAt = core.now();
     return withBody(response, this.body(track, response.body, init?.signal));
@@ -309,9 +301,34 @@ export class GuardRequests {
     return isRedirect(response);
   }
 
-  /** Whether a 200 answer to a GET that is not SSE is judged (refused): always. */
-  protected judgesNonSse(): boolean {
-    return true;
+  /**
+   * A resume answered 200 without an SSE body. Only a 200 with text/event-stream can prove a
+   * resume: any other body is not read as SSE. The guard drops it (a disconnect after the 200):
+   * the machine says unproven. (One method, so that a subclass can replace the judgment whole.)
+   */
+  protected nonSseResume(
+    track: Track,
+    response: Response,
+    type: string | null,
+    refused: (e: StreamResumptionError | null) => Response,
+  ): Response {
+    const { core } = this;
+    const e = core.record(track, { type: 'response', status: 200 }, { contentType: type });
+    if (e) return refused(e);
+    if (!core.enforce) return response;
+    return refused(core.record(track, { type: 'disconnect' }));
+  }
+
+  /**
+   * A GET that opens a stream answered 200 without SSE: the SDK clients read any 200 GET body
+   * as SSE, so it is never handed on. (One method, so that a subclass can replace the judgment
+   * whole.)
+   */
+  protected nonSseOpen(response: Response, type: string): Response {
+    response.body?.cancel().catch(() => {});
+    throw new Error(
+      `continuityGuard: a GET answered 200 with content type ${JSON.stringify(type)} is not an SSE stream; refused`,
+    );
   }
 
   /** The guarded body of `track`'s stream. */
@@ -345,13 +362,8 @@ export class GuardRequests {
     }
     const type = response.headers.get('content-type') ?? '';
     const isSse = isEventStreamType(type);
-    if (method === 'GET' && response.status === 200 && !isSse && this.judgesNonSse()) {
-      // The SDK clients read any 200 GET body as SSE: one that is not SSE is never handed on.
-      response.body?.cancel().catch(() => {});
-      throw new Error(
-        `continuityGuard: a GET answered 200 with content type ${JSON.stringify(type)} is not an SSE stream; refused`,
-      );
-    }
+    if (method === 'GET' && response.status === 200 && !isSse)
+      return this.nonSseOpen(response, type);
     // (Only POSTs and GETs come here: other methods are passed through by `guarded`.)
     if (response.status !== 200 || !isSse || !response.body) return response;
     const track = core.newTrack(call, scope);

@@ -51,8 +51,6 @@ export interface Track {
    * failure names that cause, not the machine's "no response" (the answer came, unread).
    */
   tooLarge?: number;
-  /** The request it answers (method and params; re-issues are what the application marks, reissue-mark.ts). */
-  call: string | null;
   /** The JSON-RPC request it answers, as sent (`null`: the standalone stream). */
   request: Record<string, unknown> | null;
   /** The `Last-Event-ID` of the current reconnect (`null`: none, or a reconnect without one). */
