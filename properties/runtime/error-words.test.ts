@@ -86,6 +86,8 @@ describe('a refused resume says what the server said', () => {
 });
 
 describe('adviceFor, method by method', () => {
+  // (MCP's reads written out here, not imported from guard-core.ts: a test that read the
+  // guard's own list would follow any change to it, a wrong one too.)
   const READ = 're-issue the request as a new one (a read may run twice)';
   const PARTIAL =
     'surface a partial result (re-issue only a call that may run twice: see reissueOnce)';
