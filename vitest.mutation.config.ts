@@ -72,6 +72,18 @@ const TASKS_FAST = [
 const CORE_FAST = [...RUNTIME_FAST, 'properties/runtime/task-guard-direct.test.ts'];
 
 /**
+ * `MCPR_MUTATION_SUITE=store`: the in-process store (src/runtime/continuity-store.ts) against
+ * its own suites, without Redis: its ids, floor, refusals and acknowledgment (one cell of the
+ * matrix over loopback among them), its bound on the streams it indexes, and the replay fence
+ * built on it.
+ */
+const STORE_FAST = [
+  'properties/conformance/continuity-store.test.ts',
+  'properties/runtime/continuity-store-bound.test.ts',
+  'properties/runtime/replay-fence.test.ts',
+];
+
+/**
  * `MCPR_MUTATION_TEST_TIMEOUT_MS` overrides the fast selections' test bound (below) for a run on a
  * loaded machine: a test that runs out of its bound fails, which Stryker counts as the mutant
  * killed, so a bound too tight for the machine's load overstates the score (and fails the
@@ -87,6 +99,7 @@ const suite = process.env.MCPR_MUTATION_SUITE;
 const coreOnly = suite === 'core';
 const runtimeOnly = suite === 'runtime' || coreOnly;
 const tasksOnly = suite === 'tasks';
+const storeOnly = suite === 'store';
 
 export default defineConfig({
   ...base,
@@ -98,19 +111,21 @@ export default defineConfig({
         ? RUNTIME_FAST
         : tasksOnly
           ? TASKS_FAST
-          : [
-              'properties/machine/**/*.test.ts',
-              'properties/trace/**/*.test.ts',
-              'properties/conformance/continuity-store.test.ts',
-              'properties/redis/store-contract.test.ts',
-              // The runtime: the guard (its bugs, its differential property and mutants, its
-              // id-only rewriter, its scripted rules) and the replay fence (slow-store).
-              'properties/runtime/**/*.test.ts',
-              'properties/conformance/guard.test.ts',
-              'properties/conformance/slow-store.test.ts',
-            ],
+          : storeOnly
+            ? STORE_FAST
+            : [
+                'properties/machine/**/*.test.ts',
+                'properties/trace/**/*.test.ts',
+                'properties/conformance/continuity-store.test.ts',
+                'properties/redis/store-contract.test.ts',
+                // The runtime: the guard (its bugs, its differential property and mutants, its
+                // id-only rewriter, its scripted rules) and the replay fence (slow-store).
+                'properties/runtime/**/*.test.ts',
+                'properties/conformance/guard.test.ts',
+                'properties/conformance/slow-store.test.ts',
+              ],
     // The runtime's fast suites need no Redis.
-    globalSetup: runtimeOnly || tasksOnly ? [] : base.test?.globalSetup,
+    globalSetup: runtimeOnly || tasksOnly || storeOnly ? [] : base.test?.globalSetup,
     // Their tests take milliseconds: a mutant that hangs a body fails its test in seconds
     // (killed) instead of running into Stryker's timeout and a restart of its worker.
     // The task suites' tests take under a second each (the bounded-body ones under two).

@@ -247,6 +247,9 @@ describe('guard-wire readers: the near misses, case by case', () => {
     [r({ jsonrpc: '2.0', id: 1, error: { message: 'm' } }), null],
     [r({ jsonrpc: '2.0', id: 1, error: { code: 1, message: 2 } }), null],
     [r({ jsonrpc: '1.0', id: 1, error: { code: 1, message: 'm' } }), null],
+    ['null', null],
+    [r({ jsonrpc: '2.0', id: 1, result: null }), null],
+    [r({ jsonrpc: '2.0', id: 1, error: null }), null],
   ])('responseIn(%s) is %s, as the SDK reads it', (text, kind) => {
     expect(sdkReads(text)).toBe(kind);
     expect(responseIn(text)?.kind ?? null).toBe(kind);
@@ -347,4 +350,12 @@ describe('guard-wire readers: the near misses, case by case', () => {
       expect(said).toBe(JSON.stringify(body.slice(0, 200)));
     });
   });
+});
+
+test('answers: a response without an id answers nothing; a number answers its string form and back', () => {
+  expect(answers(undefined, undefined)).toBe(false);
+  expect(answers(undefined, 5)).toBe(false);
+  expect(answers(5, '5')).toBe(true);
+  expect(answers('5', 5)).toBe(true);
+  expect(answers(5, null)).toBe(false);
 });
