@@ -211,7 +211,7 @@ describe('both guards decide through the one decision core', () => {
     core.record(track, { type: 'open', status: 200 });
     core.event(track, 1, undefined, false);
     core.streamEnded(track, false);
-    expect(core.reconnect(track, '1')).toBeNull();
+    expect(core.reconnect(track, '1', false)).toBeNull();
     core.record(track, { type: 'response', status: 200 });
     expect(core.event(track, 2, undefined, false)).toBeNull();
     const task: Record<string, unknown>[] = [];

@@ -419,7 +419,7 @@ export class GuardCore extends DecisionCore<Track, string> {
    * Starts or continues the episode of a reconnect with `Last-Event-ID` (`restored`: the guard
    * put the stream's cursor back on a GET sent without one; its line says so).
    */
-  reconnect(track: Track, lastEventId: string, restored = false): StreamResumptionError | null {
+  reconnect(track: Track, lastEventId: string, restored: boolean): StreamResumptionError | null {
     const read = this.readId(lastEventId);
     // A poll (the same cursor after the server ended an unproven stream) goes on with its
     // episode and its budget (`record` checks it); any other reconnect closes the one before
