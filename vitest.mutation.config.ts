@@ -73,14 +73,19 @@ const CORE_FAST = [...RUNTIME_FAST, 'properties/runtime/task-guard-direct.test.t
 
 /**
  * `MCPR_MUTATION_SUITE=store`: the in-process store (src/runtime/continuity-store.ts) against
- * its own suites, without Redis: its ids, floor, refusals and acknowledgment (one cell of the
- * matrix over loopback among them), its bound on the streams it indexes, and the replay fence
- * built on it.
+ * its own suites: its ids, floor, refusals and acknowledgment (one cell of the matrix over
+ * loopback among them), its bound on the streams it indexes, the replay fence built on it, and
+ * the store contract (which needs a redis-server, as `npm test` does).
  */
 const STORE_FAST = [
   'properties/conformance/continuity-store.test.ts',
   'properties/runtime/continuity-store-bound.test.ts',
   'properties/runtime/replay-fence.test.ts',
+  // The store contract both stores keep (its Redis half starts its own server, as in npm test).
+  'properties/redis/store-contract.test.ts',
+  // Its id pattern, held to the guard's reader of it, and its acknowledgment's head.
+  'properties/runtime/guard-ids.test.ts',
+  'properties/runtime/ack-head.test.ts',
 ];
 
 /**
@@ -125,7 +130,7 @@ export default defineConfig({
                 'properties/conformance/slow-store.test.ts',
               ],
     // The runtime's fast suites need no Redis.
-    globalSetup: runtimeOnly || tasksOnly || storeOnly ? [] : base.test?.globalSetup,
+    globalSetup: runtimeOnly || tasksOnly ? [] : base.test?.globalSetup,
     // Their tests take milliseconds: a mutant that hangs a body fails its test in seconds
     // (killed) instead of running into Stryker's timeout and a restart of its worker.
     // The task suites' tests take under a second each (the bounded-body ones under two).
