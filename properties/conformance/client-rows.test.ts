@@ -28,7 +28,14 @@ describe.each(CLIENT_IMPLEMENTATIONS.map((e) => [e.name, e] as const))('%s', (na
   const row = EXPECTED[name]?.split('|');
   test.each(CLIENT_SCENARIOS.map((s, i) => [s.name, s, i] as const))('%s', async (_n, sc, i) => {
     const cell = await runClientCell(entry, sc);
-    expect(cell.verdict, show(cell)).toBe(row?.[i]);
+    // empty-resume-twice shows a bare SDK client dropping its cursor after two empty resumes
+    // (then the owed events are lost without a word). On a loaded machine the SDK at times still
+    // sends its cursor on the second reconnect (seen in CI: two resumes with a cursor, no GET
+    // without one); the owed events then arrive, and 'honored' is the right verdict for what
+    // happened. Which of the two happened is in the cell's observation, so the row is held to it.
+    const keptCursor =
+      sc.name === 'empty-resume-twice' && !entry.guard && !/cursor-less GET/.test(cell.observed);
+    expect(cell.verdict, show(cell)).toBe(keptCursor ? 'honored' : row?.[i]);
     if (entry.guard) {
       expect(['silent loss', 'leak', 'hang', 'error']).not.toContain(cell.verdict);
     }
