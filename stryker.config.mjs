@@ -21,8 +21,9 @@ import process from 'node:process';
  * narrow it with `-- --mutate <file>`. Not mutated: src/runtime-mutants/ (the runtime's
  * mutant zoo: deliberately wrong guards and readers, whose detection properties/runtime/ asserts) and src/runtime/index.ts (re-exports only, no code).
  *
- * The in-process store (src/runtime/continuity-store.ts) has its own selection (its contract suite needs a redis-server):
- * `MCPR_MUTATION_SUITE=store npx stryker run --mutate src/runtime/continuity-store.ts`.
+ * The in-process store (src/runtime/continuity-store.ts) has its own selection (its contract
+ * suite needs a redis-server): `MCPR_MUTATION_SUITE=store npx stryker run --mutate
+ * src/runtime/continuity-store.ts`.
  *
  * The decision core both guards run on (src/runtime/decision-core.ts) is mutated against both
  * guards' fast suites: `MCPR_MUTATION_SUITE=core npx stryker run --concurrency 1 --mutate

@@ -104,31 +104,32 @@ const suite = process.env.MCPR_MUTATION_SUITE;
 const coreOnly = suite === 'core';
 const runtimeOnly = suite === 'runtime' || coreOnly;
 const tasksOnly = suite === 'tasks';
-const storeOnly = suite === 'store';
+
+/** The test files of each named selection; any other value runs the default one. */
+const SELECTIONS: Readonly<Record<string, readonly string[]>> = {
+  core: CORE_FAST,
+  runtime: RUNTIME_FAST,
+  tasks: TASKS_FAST,
+  store: STORE_FAST,
+};
+
+const DEFAULT_SELECTION = [
+  'properties/machine/**/*.test.ts',
+  'properties/trace/**/*.test.ts',
+  'properties/conformance/continuity-store.test.ts',
+  'properties/redis/store-contract.test.ts',
+  // The runtime: the guard (its bugs, its differential property and mutants, its
+  // id-only rewriter, its scripted rules) and the replay fence (slow-store).
+  'properties/runtime/**/*.test.ts',
+  'properties/conformance/guard.test.ts',
+  'properties/conformance/slow-store.test.ts',
+];
 
 export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: coreOnly
-      ? CORE_FAST
-      : runtimeOnly
-        ? RUNTIME_FAST
-        : tasksOnly
-          ? TASKS_FAST
-          : storeOnly
-            ? STORE_FAST
-            : [
-                'properties/machine/**/*.test.ts',
-                'properties/trace/**/*.test.ts',
-                'properties/conformance/continuity-store.test.ts',
-                'properties/redis/store-contract.test.ts',
-                // The runtime: the guard (its bugs, its differential property and mutants, its
-                // id-only rewriter, its scripted rules) and the replay fence (slow-store).
-                'properties/runtime/**/*.test.ts',
-                'properties/conformance/guard.test.ts',
-                'properties/conformance/slow-store.test.ts',
-              ],
+    include: [...((suite !== undefined && SELECTIONS[suite]) || DEFAULT_SELECTION)],
     // The runtime's fast suites need no Redis.
     globalSetup: runtimeOnly || tasksOnly ? [] : base.test?.globalSetup,
     // Their tests take milliseconds: a mutant that hangs a body fails its test in seconds

@@ -255,6 +255,16 @@ describe('resumptionFailureOf reads only the guard error', () => {
       expect(resumptionFailureOf(other), JSON.stringify(other)).toBeNull();
   });
 
+  /** A failure's call read back when it names none (every field unknown). */
+  const NO_CALL = {
+    requestId: null,
+    method: null,
+    request: null,
+    stream: null,
+    cursor: null,
+    lastDelivered: null,
+  };
+
   /** The error a call rejects with for the guard's settlement of `e` (code, message, data). */
   const settled = (e: StreamResumptionError) =>
     JSON.parse(JSON.stringify(settlementOf(e).error)) as {
@@ -282,14 +292,7 @@ describe('resumptionFailureOf reads only the guard error', () => {
       settled(new StreamResumptionError('gone', 'session-gone', 'session-lost')),
     )!;
     expect(lost.outcome).toBe('session-lost');
-    expect(lost.call).toEqual({
-      requestId: null,
-      method: null,
-      request: null,
-      stream: null,
-      cursor: null,
-      lastDelivered: null,
-    });
+    expect(lost.call).toEqual(NO_CALL);
   });
 
   test("a server's -32030 is not the guard's, whatever its data (issue 37, R3-9)", () => {
@@ -335,14 +338,7 @@ describe('resumptionFailureOf reads only the guard error', () => {
       cursor: 12 as never,
       lastDelivered: ['s-4'] as never,
     });
-    expect(resumptionFailureOf(settled(odd))!.call).toEqual({
-      requestId: null,
-      method: null,
-      request: null,
-      stream: null,
-      cursor: null,
-      lastDelivered: null,
-    });
+    expect(resumptionFailureOf(settled(odd))!.call).toEqual(NO_CALL);
     const text = new StreamResumptionError('m', 'skip', 'resumption-failed', {
       requestId: 'r-1',
       method: 'tools/call',
