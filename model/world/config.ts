@@ -269,6 +269,12 @@ export const CONFIG_CHOICES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * The choice fields a configuration may leave unset (absent is the default): `formatConfig`
+ * writes them only when set, so a world string without them reads back the same.
+ */
+export const OPTIONAL_CHOICES: ReadonlySet<string> = new Set(['era']);
+
+/**
  * Parses `D=64,K=15000,T=90000,B=8,policy=head` over `base`. `D=inf` is an unbounded ring.
  * Throws an Error naming the bad entry.
  */

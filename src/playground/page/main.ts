@@ -12,6 +12,7 @@ import {
   CONFIG_FIELD_HELP,
   CONFIG_FIELD_LABEL,
   NUMERIC_FIELDS,
+  OPTIONAL_CHOICES,
   POLICIES,
   formatConfig,
   type PolicyName,
@@ -65,13 +66,6 @@ const CHOICES: Record<string, readonly string[]> = Object.fromEntries(
   Object.entries(CONFIG_CHOICES).filter(([k]) => k !== 'policy'),
 );
 
-/**
- * The choices a world may leave unset (absent means the default): `era`, which only an A2A
- * world reads. Their select has a "(default)" option, so a world without one shows and reads
- * back as it was, not as a value it never named.
- */
-const OPTIONAL_CHOICES: ReadonlySet<string> = new Set(['era']);
-
 let session: Session = newSession({ cfg: PRESETS[0]!.cfg, commands: [], client: MODEL_CLIENT });
 
 function options(values: readonly string[], labels: readonly string[] = values): string {
@@ -102,6 +96,8 @@ function buildForm(): void {
   ).concat(
     Object.entries(CHOICES).map(
       ([k, vs]) =>
+        // (An optional choice gets a "(default)" option: a world without it shows and reads
+        // back as it was, not as a value it never named.)
         `<label title="${help(k)}">${label(k)} <select id="cfg-${k}" data-key="${k}" title="${help(k)}">${OPTIONAL_CHOICES.has(k) ? '<option value="">(default)</option>' : ''}${options(vs)}</select></label>`,
     ),
   );
